@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues: CREATE_CQ (legacy and extended), RESIZE_CQ,
+ * REQ_NOTIFY_CQ and DESTROY_CQ write() commands.
+ *
+ * A CQ's user handle is its address: completion events and asynchronous
+ * events carry it back, and the library turns it into the struct ibv_cq.
+ */
+#include "cmd_transport.h"
+
+/* Destroy by handle; the counts only matter to vcmd_destroy_cq(). */
+static int destroy_cq_handle(struct ibv_context *ctx, uint32_t handle,
+			     struct ib_uverbs_destroy_cq_resp *resp)
+{
+	struct ib_uverbs_destroy_cq cmd = { .cq_handle = handle };
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_DESTROY_CQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(*resp),
+	};
+
+	return vcmd_write_ctx(ctx, &req);
+}
+
+/* A vcmd_destroy_fn: a CQ that never reached the caller had no events. */
+static int discard_cq(struct ibv_context *ctx, uint32_t handle)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+
+	return destroy_cq_handle(ctx, handle, &resp);
+}
+
+/*
+ * Issue a create command whose response starts with struct
+ * ib_uverbs_create_cq_resp, and fill @cq from it.
+ */
+static int create_cq(struct ibv_context *ctx, struct vcmd_write_req *req,
+		     struct ib_uverbs_create_cq_resp *resp,
+		     struct ibv_comp_channel *channel, struct ibv_cq *cq)
+{
+	int err;
+
+	err = vcmd_write_create_events(ctx, req, &resp->cq_handle, discard_cq,
+				       &cq->mutex, &cq->cond);
+	if (err)
+		return err;
+	cq->context = ctx;
+	cq->channel = channel;
+	cq->handle = resp->cq_handle;
+	cq->cqe = resp->cqe;
+	cq->comp_events_completed = 0;
+	cq->async_events_completed = 0;
+	return 0;
+}
+
+int vcmd_create_cq(struct ibv_context *ctx, int cqe,
+		   struct ibv_comp_channel *channel, int comp_vector,
+		   struct ibv_cq *cq, struct vcmd_udata *udata)
+{
+	struct ib_uverbs_create_cq cmd = {
+		.user_handle = vcmd_user_handle(cq),
+		.cqe = cqe,
+		.comp_vector = comp_vector,
+		.comp_channel = channel ? channel->fd : -1,
+	};
+	struct ib_uverbs_create_cq_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_CREATE_CQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+
+	return create_cq(ctx, &req, &resp, channel, cq);
+}
+
+/* The kernel's CQ flags for what the application asked of the CQ. */
+static uint32_t cq_kernel_flags(const struct ibv_cq_init_attr_ex *attr)
+{
+	uint32_t flags = 0;
+
+	if (attr->wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
+		flags |= IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	/* SINGLE_THREADED is the provider's business, not the kernel's. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))
+		flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
+	return flags;
+}
+
+int vcmd_create_cq_ex(struct ibv_context *ctx,
+		      const struct ibv_cq_init_attr_ex *attr,
+		      struct verbs_cq *cq, struct vcmd_udata *udata)
+{
+	struct ib_uverbs_ex_create_cq cmd = {
+		.user_handle = vcmd_user_handle(&cq->cq),
+		.cqe = attr->cqe,
+		.comp_vector = attr->comp_vector,
+		.comp_channel = attr->channel ? attr->channel->fd : -1,
+		.flags = cq_kernel_flags(attr),
+	};
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_EX_CMD_CREATE_CQ,
+		.extended = true,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err;
+
+	err = create_cq(ctx, &req, &resp.base, attr->channel, &cq->cq);
+	/* Without flags the legacy command does the same job. */
+	if (vcmd_unsupported(err) && !cmd.flags)
+		err = vcmd_create_cq(ctx, attr->cqe, attr->channel,
+				     attr->comp_vector, &cq->cq, udata);
+	return err;
+}
+
+int vcmd_resize_cq(struct ibv_cq *cq, int cqe, struct vcmd_udata *udata)
+{
+	struct ib_uverbs_resize_cq cmd = {
+		.cq_handle = cq->handle,
+		.cqe = cqe,
+	};
+	struct ib_uverbs_resize_cq_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_RESIZE_CQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err = vcmd_write_ctx(cq->context, &req);
+
+	if (err)
+		return err;
+	cq->cqe = resp.cqe;
+	return 0;
+}
+
+int vcmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	struct ib_uverbs_req_notify_cq cmd = {
+		.cq_handle = cq->handle,
+		.solicited_only = !!solicited_only,
+	};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+		VCMD_REQ_CORE(cmd),
+	};
+
+	return vcmd_write_ctx(cq->context, &req);
+}
+
+int vcmd_destroy_cq(struct ibv_cq *cq)
+{
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	int err;
+
+	err = destroy_cq_handle(cq->context, cq->handle, &resp);
+	if (err)
+		return err;
+	vcmd_events_drain(&cq->mutex, &cq->cond, &cq->comp_events_completed,
+			  resp.comp_events_reported,
+			  &cq->async_events_completed,
+			  resp.async_events_reported);
+	return 0;
+}

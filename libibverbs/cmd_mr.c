@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions.
+ *
+ * User memory goes through the REG_MR / REREG_MR / DEREG_MR write()
+ * commands; a dma-buf and the query behind ibv_import_mr() exist only as
+ * ioctl methods (UVERBS_METHOD_REG_DMABUF_MR, UVERBS_METHOD_QUERY_MR).
+ * IBV_ACCESS_* and IBV_REREG_MR_* have the kernel's bit values.
+ */
+#include "cmd_transport.h"
+
+static int dereg_mr_handle(struct ibv_context *ctx, uint32_t handle)
+{
+	struct ib_uverbs_dereg_mr cmd = { .mr_handle = handle };
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_DEREG_MR,
+		VCMD_REQ_CORE(cmd),
+	};
+
+	return vcmd_write_ctx(ctx, &req);
+}
+
+int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		uint64_t hca_va, int access, struct verbs_mr *vmr,
+		struct vcmd_udata *udata)
+{
+	struct ib_uverbs_reg_mr cmd = {
+		.start = (uintptr_t)addr,
+		.length = length,
+		.hca_va = hca_va,
+		.pd_handle = pd->handle,
+		.access_flags = access,
+	};
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_REG_MR,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err = vcmd_write_create(pd->context, &req, &resp.mr_handle,
+				    dereg_mr_handle);
+
+	if (err)
+		return err;
+	vmr->ibv_mr.context = pd->context;
+	vmr->ibv_mr.pd = pd;
+	vmr->ibv_mr.addr = addr;
+	vmr->ibv_mr.length = length;
+	vmr->ibv_mr.handle = resp.mr_handle;
+	vmr->ibv_mr.lkey = resp.lkey;
+	vmr->ibv_mr.rkey = resp.rkey;
+	vmr->mr_type = IBV_MR_TYPE_MR;
+	vmr->access = access;
+	return 0;
+}
+
+int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+		       uint64_t iova, int fd, int access,
+		       struct verbs_mr *vmr)
+{
+	struct ibv_context *ctx = pd->context;
+	struct ib_uverbs_attr *handle;
+	uint32_t lkey = 0, rkey = 0;
+	struct vcmd_ioctl c;
+	int err;
+
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_MR,
+			 UVERBS_METHOD_REG_DMABUF_MR);
+	handle = vcmd_attr_new_idr(&c, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+	vcmd_attr_idr(&c, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+	vcmd_attr_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_FD, fd);
+	vcmd_attr_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
+	vcmd_attr_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey,
+		      sizeof(lkey), true);
+	vcmd_attr_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
+		      sizeof(rkey), true);
+	/* Drivers without dma-buf support (rxe) answer EOPNOTSUPP. */
+	err = vcmd_ioctl_ctx(ctx, &c);
+	if (err)
+		return vcmd_ioctl_errno(err);
+
+	vmr->ibv_mr.context = ctx;
+	vmr->ibv_mr.pd = pd;
+	/* The region is not process memory; its address is its offset. */
+	vmr->ibv_mr.addr = (void *)(uintptr_t)offset;
+	vmr->ibv_mr.length = length;
+	vmr->ibv_mr.handle = vcmd_attr_handle(handle);
+	vmr->ibv_mr.lkey = lkey;
+	vmr->ibv_mr.rkey = rkey;
+	vmr->mr_type = IBV_MR_TYPE_DMABUF_MR;
+	vmr->access = access;
+	return 0;
+}
+
+int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access,
+		  struct vcmd_udata *udata)
+{
+	struct ibv_mr *mr = &vmr->ibv_mr;
+	struct ib_uverbs_rereg_mr cmd = {
+		.mr_handle = mr->handle,
+		.flags = flags,
+		.access_flags = access,
+	};
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_REREG_MR,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err;
+
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!pd)
+			return EINVAL;
+		cmd.pd_handle = pd->handle;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		cmd.start = (uintptr_t)addr;
+		cmd.length = length;
+		/* The verb has no iova: the region is addressed as mapped. */
+		cmd.hca_va = (uintptr_t)addr;
+	}
+
+	/* The handle survives even when the driver rebuilds the region. */
+	err = vcmd_write_ctx(mr->context, &req);
+	if (err)
+		return err;
+	mr->lkey = resp.lkey;
+	mr->rkey = resp.rkey;
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		vmr->access = access;
+	return 0;
+}
+
+int vcmd_dereg_mr(struct verbs_mr *vmr)
+{
+	return dereg_mr_handle(vmr->ibv_mr.context, vmr->ibv_mr.handle);
+}
+
+int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,
+		  struct verbs_mr *vmr)
+{
+	struct ibv_context *ctx = pd->context;
+	uint32_t lkey = 0, rkey = 0;
+	uint64_t length = 0;
+	struct vcmd_ioctl c;
+	int err;
+
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR);
+	vcmd_attr_idr(&c, UVERBS_ATTR_QUERY_MR_HANDLE, mr_handle);
+	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey),
+		      true);
+	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, sizeof(rkey),
+		      true);
+	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length,
+		      sizeof(length), true);
+	err = vcmd_ioctl_ctx(ctx, &c);
+	if (err)
+		return vcmd_ioctl_errno(err);
+
+	vmr->ibv_mr.context = ctx;
+	vmr->ibv_mr.pd = pd;
+	/* ibv_import_mr(3): the address is not known to the importer. */
+	vmr->ibv_mr.addr = NULL;
+	vmr->ibv_mr.length = length;
+	vmr->ibv_mr.handle = mr_handle;
+	vmr->ibv_mr.lkey = lkey;
+	vmr->ibv_mr.rkey = rkey;
+	vmr->mr_type = IBV_MR_TYPE_IMPORTED_MR;
+	vmr->access = 0;
+	return 0;
+}

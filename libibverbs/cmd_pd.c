@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Protection domains: ALLOC_PD and DEALLOC_PD write() commands.
+ */
+#include "cmd_transport.h"
+
+static int dealloc_pd_handle(struct ibv_context *ctx, uint32_t handle)
+{
+	struct ib_uverbs_dealloc_pd cmd = { .pd_handle = handle };
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_DEALLOC_PD,
+		VCMD_REQ_CORE(cmd),
+	};
+
+	return vcmd_write_ctx(ctx, &req);
+}
+
+int vcmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
+		  struct vcmd_udata *udata)
+{
+	struct ib_uverbs_alloc_pd cmd = {};
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_ALLOC_PD,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err = vcmd_write_create(ctx, &req, &resp.pd_handle,
+				    dealloc_pd_handle);
+
+	if (err)
+		return err;
+	pd->context = ctx;
+	pd->handle = resp.pd_handle;
+	return 0;
+}
+
+int vcmd_dealloc_pd(struct ibv_pd *pd)
+{
+	return dealloc_pd_handle(pd->context, pd->handle);
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: CREATE_QP (legacy and extended), QUERY_QP, MODIFY_QP
+ * (legacy and extended), DESTROY_QP and the POST_SEND doorbell, all
+ * write() commands.
+ *
+ * A QP's user handle is the address of its struct ibv_qp, which
+ * asynchronous events carry back.  XRC QPs need an XRC domain handle,
+ * which this library does not have (no ibv_open_xrcd): EOPNOTSUPP.
+ */
+#include <string.h>
+
+#include "cmd_transport.h"
+
+/* The attribute bits the legacy MODIFY_QP takes (up to IBV_QP_DEST_QPN). */
+#define LEGACY_QP_ATTR_MASK ((IBV_QP_DEST_QPN << 1) - 1)
+
+static int destroy_qp_handle(struct ibv_context *ctx, uint32_t handle,
+			     struct ib_uverbs_destroy_qp_resp *resp)
+{
+	struct ib_uverbs_destroy_qp cmd = { .qp_handle = handle };
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_DESTROY_QP,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(*resp),
+	};
+
+	return vcmd_write_ctx(ctx, &req);
+}
+
+/* A vcmd_destroy_fn: a QP that never reached the caller had no events. */
+static int discard_qp(struct ibv_context *ctx, uint32_t handle)
+{
+	struct ib_uverbs_destroy_qp_resp resp;
+
+	return destroy_qp_handle(ctx, handle, &resp);
+}
+
+/* What the public create verbs have in common. */
+struct qp_create_args {
+	struct ibv_pd *pd;
+	struct ibv_cq *send_cq;
+	struct ibv_cq *recv_cq;
+	struct ibv_srq *srq;
+	struct ibv_qp_cap *cap;
+	enum ibv_qp_type qp_type;
+	bool ind_tbl;
+};
+
+/*
+ * The kernel looks a CQ up by handle, and handle 0 may well be some other
+ * CQ: a missing send CQ is refused unless the QP has no send queue (an
+ * RSS QP), a missing receive CQ means the send CQ, as in the kernel.
+ */
+static int cq_handles(const struct qp_create_args *a, uint32_t *send,
+		      uint32_t *recv)
+{
+	if (!a->send_cq && !(a->ind_tbl && !a->cap->max_send_wr))
+		return EINVAL;
+	*send = a->send_cq ? a->send_cq->handle : 0;
+	*recv = a->recv_cq ? a->recv_cq->handle : *send;
+	return 0;
+}
+
+/*
+ * Issue @req (answered by struct ib_uverbs_create_qp_resp first) and
+ * fill the QP and the granted capabilities.
+ */
+static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
+		     struct ib_uverbs_create_qp_resp *resp,
+		     struct verbs_qp *vqp, const struct qp_create_args *a)
+{
+	struct ibv_qp *qp = &vqp->qp;
+	int err;
+
+	err = vcmd_write_create_events(ctx, req, &resp->qp_handle, discard_qp,
+				       &qp->mutex, &qp->cond);
+	if (err)
+		return err;
+	qp->context = ctx;
+	qp->pd = a->pd;
+	qp->send_cq = a->send_cq;
+	qp->recv_cq = a->recv_cq;
+	qp->srq = a->srq;
+	qp->handle = resp->qp_handle;
+	qp->qp_num = resp->qpn;
+	qp->state = IBV_QPS_RESET;
+	qp->qp_type = a->qp_type;
+	qp->events_completed = 0;
+	vqp->xrcd = NULL;
+
+	a->cap->max_send_wr = resp->max_send_wr;
+	a->cap->max_recv_wr = resp->max_recv_wr;
+	a->cap->max_send_sge = resp->max_send_sge;
+	a->cap->max_recv_sge = resp->max_recv_sge;
+	a->cap->max_inline_data = resp->max_inline_data;
+	return 0;
+}
+
+/*
+ * The fields the legacy and the extended create commands share.  The two
+ * structs name them alike but lay them out differently (only the legacy
+ * one starts with a response address), so they are initialised by name.
+ */
+#define CREATE_QP_FIELDS(vqp, a)                                             \
+	.user_handle = vcmd_user_handle(&(vqp)->qp),                          \
+	.pd_handle = (a)->pd->handle,                                         \
+	.srq_handle = (a)->srq ? (a)->srq->handle : 0,                        \
+	.max_send_wr = (a)->cap->max_send_wr,                                 \
+	.max_recv_wr = (a)->cap->max_recv_wr,                                 \
+	.max_send_sge = (a)->cap->max_send_sge,                               \
+	.max_recv_sge = (a)->cap->max_recv_sge,                               \
+	.max_inline_data = (a)->cap->max_inline_data,                         \
+	.qp_type = (a)->qp_type,                                              \
+	.is_srq = !!(a)->srq
+
+static bool is_xrc(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_XRC_SEND || type == IBV_QPT_XRC_RECV;
+}
+
+static int create_qp_legacy(struct ibv_context *ctx, struct verbs_qp *qp,
+			    const struct qp_create_args *a, int sq_sig_all,
+			    struct vcmd_udata *udata)
+{
+	struct ib_uverbs_create_qp cmd = {
+		CREATE_QP_FIELDS(qp, a),
+		.sq_sig_all = !!sq_sig_all,
+	};
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_CREATE_QP,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err;
+
+	err = cq_handles(a, &cmd.send_cq_handle, &cmd.recv_cq_handle);
+	if (err)
+		return err;
+	return create_qp(ctx, &req, &resp, qp, a);
+}
+
+int vcmd_create_qp(struct ibv_pd *pd, struct verbs_qp *qp,
+		   struct ibv_qp_init_attr *attr, struct vcmd_udata *udata)
+{
+	struct qp_create_args a = {
+		.pd = pd,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = &attr->cap,
+		.qp_type = attr->qp_type,
+	};
+
+	if (is_xrc(attr->qp_type))
+		return EOPNOTSUPP;
+	return create_qp_legacy(pd->context, qp, &a, attr->sq_sig_all, udata);
+}
+
+/* The extended command, for creation flags and indirection tables. */
+static int create_qp_extended(struct ibv_context *ctx, struct verbs_qp *qp,
+			      const struct qp_create_args *a,
+			      const struct ibv_qp_init_attr_ex *attr,
+			      struct vcmd_udata *udata)
+{
+	struct ib_uverbs_ex_create_qp cmd = {
+		CREATE_QP_FIELDS(qp, a),
+		.sq_sig_all = !!attr->sq_sig_all,
+	};
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_EX_CMD_CREATE_QP,
+		.extended = true,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err;
+
+	err = cq_handles(a, &cmd.send_cq_handle, &cmd.recv_cq_handle);
+	if (err)
+		return err;
+	/* IBV_QP_CREATE_* are the kernel's IB_QP_CREATE_* bits. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+		cmd.create_flags = attr->create_flags;
+		if (attr->create_flags & IBV_QP_CREATE_SOURCE_QPN)
+			cmd.source_qpn = attr->source_qpn;
+	}
+	if (a->ind_tbl) {
+		cmd.comp_mask |= IB_UVERBS_CREATE_QP_MASK_IND_TABLE;
+		cmd.rwq_ind_tbl_handle = attr->rwq_ind_tbl->ind_tbl_handle;
+	}
+	return create_qp(ctx, &req, &resp.base, qp, a);
+}
+
+int vcmd_create_qp_ex(struct ibv_context *ctx, struct verbs_qp *qp,
+		      struct ibv_qp_init_attr_ex *attr,
+		      struct vcmd_udata *udata)
+{
+	struct qp_create_args a = {
+		.pd = attr->pd,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = &attr->cap,
+		.qp_type = attr->qp_type,
+		.ind_tbl = (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) &&
+			   attr->rwq_ind_tbl,
+	};
+	bool flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+		     attr->create_flags;
+
+	if (is_xrc(attr->qp_type) ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD))
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx)
+		return EINVAL;
+	/* The send-ops flags and TSO/RSS settings are the provider's. */
+	if (flags || a.ind_tbl)
+		return create_qp_extended(ctx, qp, &a, attr, udata);
+	return create_qp_legacy(ctx, qp, &a, attr->sq_sig_all, udata);
+}
+
+static void ah_attr_from_dest(struct ibv_ah_attr *ah,
+			      const struct ib_uverbs_qp_dest *d)
+{
+	memcpy(ah->grh.dgid.raw, d->dgid, sizeof(ah->grh.dgid.raw));
+	ah->grh.flow_label = d->flow_label;
+	ah->grh.sgid_index = d->sgid_index;
+	ah->grh.hop_limit = d->hop_limit;
+	ah->grh.traffic_class = d->traffic_class;
+	ah->dlid = d->dlid;
+	ah->sl = d->sl;
+	ah->src_path_bits = d->src_path_bits;
+	ah->static_rate = d->static_rate;
+	ah->is_global = d->is_global;
+	ah->port_num = d->port_num;
+}
+
+static void dest_from_ah_attr(struct ib_uverbs_qp_dest *d,
+			      const struct ibv_ah_attr *ah)
+{
+	memcpy(d->dgid, ah->grh.dgid.raw, sizeof(d->dgid));
+	d->flow_label = ah->grh.flow_label;
+	d->sgid_index = ah->grh.sgid_index;
+	d->hop_limit = ah->grh.hop_limit;
+	d->traffic_class = ah->grh.traffic_class;
+	d->dlid = ah->dlid;
+	d->sl = ah->sl;
+	d->src_path_bits = ah->src_path_bits;
+	d->static_rate = ah->static_rate;
+	d->is_global = ah->is_global;
+	d->port_num = ah->port_num;
+}
+
+static void qp_attr_from_resp(struct ibv_qp_attr *a,
+			      const struct ib_uverbs_query_qp_resp *r)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = r->qp_state;
+	a->cur_qp_state = r->cur_qp_state;
+	a->path_mtu = r->path_mtu;
+	a->path_mig_state = r->path_mig_state;
+	a->qkey = r->qkey;
+	a->rq_psn = r->rq_psn;
+	a->sq_psn = r->sq_psn;
+	a->dest_qp_num = r->dest_qp_num;
+	a->qp_access_flags = r->qp_access_flags;
+	a->cap.max_send_wr = r->max_send_wr;
+	a->cap.max_recv_wr = r->max_recv_wr;
+	a->cap.max_send_sge = r->max_send_sge;
+	a->cap.max_recv_sge = r->max_recv_sge;
+	a->cap.max_inline_data = r->max_inline_data;
+	ah_attr_from_dest(&a->ah_attr, &r->dest);
+	ah_attr_from_dest(&a->alt_ah_attr, &r->alt_dest);
+	a->pkey_index = r->pkey_index;
+	a->alt_pkey_index = r->alt_pkey_index;
+	a->sq_draining = r->sq_draining;
+	a->max_rd_atomic = r->max_rd_atomic;
+	a->max_dest_rd_atomic = r->max_dest_rd_atomic;
+	a->min_rnr_timer = r->min_rnr_timer;
+	a->port_num = r->port_num;
+	a->timeout = r->timeout;
+	a->retry_cnt = r->retry_cnt;
+	a->rnr_retry = r->rnr_retry;
+	a->alt_port_num = r->alt_port_num;
+	a->alt_timeout = r->alt_timeout;
+}
+
+int vcmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct ib_uverbs_query_qp cmd = {
+		.qp_handle = qp->handle,
+		.attr_mask = attr_mask,
+	};
+	struct ib_uverbs_query_qp_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_QUERY_QP,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+	};
+	int err = vcmd_write_ctx(qp->context, &req);
+
+	if (err)
+		return err;
+	qp_attr_from_resp(attr, &resp);
+	if (init_attr) {
+		memset(init_attr, 0, sizeof(*init_attr));
+		init_attr->qp_context = qp->qp_context;
+		init_attr->send_cq = qp->send_cq;
+		init_attr->recv_cq = qp->recv_cq;
+		init_attr->srq = qp->srq;
+		init_attr->cap = attr->cap;
+		init_attr->qp_type = qp->qp_type;
+		init_attr->sq_sig_all = resp.sq_sig_all;
+	}
+	return 0;
+}
+
+/* The legacy command body: only the fields @mask names are sent. */
+static void modify_qp_body(struct ib_uverbs_modify_qp *c,
+			   const struct ibv_qp_attr *a, int mask)
+{
+	if (mask & IBV_QP_STATE)
+		c->qp_state = a->qp_state;
+	if (mask & IBV_QP_CUR_STATE)
+		c->cur_qp_state = a->cur_qp_state;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		c->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		c->qp_access_flags = a->qp_access_flags;
+	if (mask & IBV_QP_PKEY_INDEX)
+		c->pkey_index = a->pkey_index;
+	if (mask & IBV_QP_PORT)
+		c->port_num = a->port_num;
+	if (mask & IBV_QP_QKEY)
+		c->qkey = a->qkey;
+	if (mask & IBV_QP_AV)
+		dest_from_ah_attr(&c->dest, &a->ah_attr);
+	if (mask & IBV_QP_PATH_MTU)
+		c->path_mtu = a->path_mtu;
+	if (mask & IBV_QP_TIMEOUT)
+		c->timeout = a->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		c->retry_cnt = a->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		c->rnr_retry = a->rnr_retry;
+	if (mask & IBV_QP_RQ_PSN)
+		c->rq_psn = a->rq_psn;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		c->max_rd_atomic = a->max_rd_atomic;
+	if (mask & IBV_QP_ALT_PATH) {
+		dest_from_ah_attr(&c->alt_dest, &a->alt_ah_attr);
+		c->alt_pkey_index = a->alt_pkey_index;
+		c->alt_port_num = a->alt_port_num;
+		c->alt_timeout = a->alt_timeout;
+	}
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		c->min_rnr_timer = a->min_rnr_timer;
+	if (mask & IBV_QP_SQ_PSN)
+		c->sq_psn = a->sq_psn;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		c->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IBV_QP_PATH_MIG_STATE)
+		c->path_mig_state = a->path_mig_state;
+	if (mask & IBV_QP_DEST_QPN)
+		c->dest_qp_num = a->dest_qp_num;
+}
+
+static int modify_qp_legacy(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask)
+{
+	struct ib_uverbs_modify_qp cmd = {
+		.qp_handle = qp->handle,
+		.attr_mask = attr_mask,
+	};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_MODIFY_QP,
+		VCMD_REQ_CORE(cmd),
+	};
+
+	modify_qp_body(&cmd, attr, attr_mask);
+	return vcmd_write_ctx(qp->context, &req);
+}
+
+/* Attribute bits past IBV_QP_DEST_QPN (the rate limit) need this one. */
+static int modify_qp_extended(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			      int attr_mask)
+{
+	struct ib_uverbs_ex_modify_qp cmd = {
+		.base.qp_handle = qp->handle,
+		.base.attr_mask = attr_mask,
+	};
+	struct ib_uverbs_ex_modify_qp_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_EX_CMD_MODIFY_QP,
+		.extended = true,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+	};
+
+	modify_qp_body(&cmd.base, attr, attr_mask);
+	if (attr_mask & IBV_QP_RATE_LIMIT)
+		cmd.rate_limit = attr->rate_limit;
+	return vcmd_write_ctx(qp->context, &req);
+}
+
+int vcmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	int err;
+
+	if (attr_mask & ~LEGACY_QP_ATTR_MASK)
+		err = modify_qp_extended(qp, attr, attr_mask);
+	else
+		err = modify_qp_legacy(qp, attr, attr_mask);
+	if (err)
+		return err;
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+int vcmd_destroy_qp(struct ibv_qp *qp)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	int err;
+
+	err = destroy_qp_handle(qp->context, qp->handle, &resp);
+	if (err)
+		return err;
+	vcmd_events_drain(&qp->mutex, &qp->cond, &qp->events_completed,
+			  resp.events_reported, NULL, 0);
+	return 0;
+}
+
+int vcmd_post_send_doorbell(struct ibv_qp *qp)
+{
+	struct ib_uverbs_post_send cmd = {
+		.qp_handle = qp->handle,
+		.wr_count = 0,
+		.sge_count = 0,
+		.wqe_size = sizeof(struct ib_uverbs_send_wr),
+	};
+	struct ib_uverbs_post_send_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_POST_SEND,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+	};
+
+	return vcmd_write_ctx(qp->context, &req);
+}

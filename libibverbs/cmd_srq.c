@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues: CREATE_SRQ / CREATE_XSRQ, MODIFY_SRQ, QUERY_SRQ
+ * and DESTROY_SRQ write() commands.
+ *
+ * An SRQ's user handle is the address of its struct ibv_srq, which
+ * asynchronous events carry back.  XRC SRQs need an XRC domain handle,
+ * which this library does not have (no ibv_open_xrcd), so they are
+ * EOPNOTSUPP.
+ */
+#include "cmd_transport.h"
+
+static int destroy_srq_handle(struct ibv_context *ctx, uint32_t handle,
+			      struct ib_uverbs_destroy_srq_resp *resp)
+{
+	struct ib_uverbs_destroy_srq cmd = { .srq_handle = handle };
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_DESTROY_SRQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(*resp),
+	};
+
+	return vcmd_write_ctx(ctx, &req);
+}
+
+/* A vcmd_destroy_fn: an SRQ that never reached the caller had no events. */
+static int discard_srq(struct ibv_context *ctx, uint32_t handle)
+{
+	struct ib_uverbs_destroy_srq_resp resp;
+
+	return destroy_srq_handle(ctx, handle, &resp);
+}
+
+/*
+ * Issue @req (CREATE_SRQ or CREATE_XSRQ, both answered by struct
+ * ib_uverbs_create_srq_resp) and fill @vsrq and the granted sizes.
+ */
+static int create_srq(struct ibv_pd *pd, struct vcmd_write_req *req,
+		      struct ib_uverbs_create_srq_resp *resp,
+		      struct verbs_srq *vsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_srq *srq = &vsrq->srq;
+	int err;
+
+	err = vcmd_write_create_events(pd->context, req, &resp->srq_handle,
+				       discard_srq, &srq->mutex, &srq->cond);
+	if (err)
+		return err;
+	srq->context = pd->context;
+	srq->pd = pd;
+	srq->handle = resp->srq_handle;
+	srq->events_completed = 0;
+	vsrq->srq_num = resp->srqn;
+	attr->max_wr = resp->max_wr;
+	attr->max_sge = resp->max_sge;
+	return 0;
+}
+
+static int create_srq_basic(struct ibv_pd *pd, struct verbs_srq *vsrq,
+			    struct ibv_srq_attr *attr,
+			    struct vcmd_udata *udata)
+{
+	struct ib_uverbs_create_srq cmd = {
+		.user_handle = vcmd_user_handle(&vsrq->srq),
+		.pd_handle = pd->handle,
+		.max_wr = attr->max_wr,
+		.max_sge = attr->max_sge,
+		.srq_limit = attr->srq_limit,
+	};
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_CREATE_SRQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err = create_srq(pd, &req, &resp, vsrq, attr);
+
+	if (err)
+		return err;
+	vsrq->srq_type = IBV_SRQT_BASIC;
+	vsrq->xrcd = NULL;
+	vsrq->cq = NULL;
+	return 0;
+}
+
+int vcmd_create_srq(struct ibv_pd *pd, struct verbs_srq *srq,
+		    struct ibv_srq_init_attr *attr, struct vcmd_udata *udata)
+{
+	return create_srq_basic(pd, srq, &attr->attr, udata);
+}
+
+/* A tag-matching SRQ: CREATE_XSRQ with its CQ and list size. */
+static int create_srq_tm(struct verbs_srq *vsrq,
+			 struct ibv_srq_init_attr_ex *attr,
+			 struct vcmd_udata *udata)
+{
+	struct ib_uverbs_create_xsrq cmd = {
+		.user_handle = vcmd_user_handle(&vsrq->srq),
+		.srq_type = IB_UVERBS_SRQT_TM,
+		.pd_handle = attr->pd->handle,
+		.max_wr = attr->attr.max_wr,
+		.max_sge = attr->attr.max_sge,
+		.srq_limit = attr->attr.srq_limit,
+		.max_num_tags = attr->tm_cap.max_num_tags,
+		.cq_handle = attr->cq->handle,
+	};
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_CREATE_XSRQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err = create_srq(attr->pd, &req, &resp, vsrq, &attr->attr);
+
+	if (err)
+		return err;
+	vsrq->srq_type = IBV_SRQT_TM;
+	vsrq->xrcd = NULL;
+	vsrq->cq = attr->cq;
+	return 0;
+}
+
+int vcmd_create_srq_ex(struct ibv_context *ctx, struct verbs_srq *srq,
+		       struct ibv_srq_init_attr_ex *attr,
+		       struct vcmd_udata *udata)
+{
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx)
+		return EINVAL;
+
+	switch (type) {
+	case IBV_SRQT_BASIC:
+		return create_srq_basic(attr->pd, srq, &attr->attr, udata);
+	case IBV_SRQT_TM:
+		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq ||
+		    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_TM))
+			return EINVAL;
+		return create_srq_tm(srq, attr, udata);
+	case IBV_SRQT_XRC:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+}
+
+int vcmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		    int attr_mask, struct vcmd_udata *udata)
+{
+	struct ib_uverbs_modify_srq cmd = {
+		.srq_handle = srq->handle,
+		.attr_mask = attr_mask,
+	};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_MODIFY_SRQ,
+		VCMD_REQ_CORE(cmd),
+		.udata = udata,
+	};
+
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		cmd.max_wr = attr->max_wr;
+	if (attr_mask & IBV_SRQ_LIMIT)
+		cmd.srq_limit = attr->srq_limit;
+	/* MODIFY_SRQ has no response, so no room for the provider's. */
+	return vcmd_write_ctx(srq->context, &req);
+}
+
+int vcmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct ib_uverbs_query_srq cmd = { .srq_handle = srq->handle };
+	struct ib_uverbs_query_srq_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_QUERY_SRQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+	};
+	int err = vcmd_write_ctx(srq->context, &req);
+
+	if (err)
+		return err;
+	attr->max_wr = resp.max_wr;
+	attr->max_sge = resp.max_sge;
+	attr->srq_limit = resp.srq_limit;
+	return 0;
+}
+
+int vcmd_destroy_srq(struct ibv_srq *srq)
+{
+	struct ib_uverbs_destroy_srq_resp resp = {};
+	int err;
+
+	err = destroy_srq_handle(srq->context, srq->handle, &resp);
+	if (err)
+		return err;
+	vcmd_events_drain(&srq->mutex, &srq->cond, &srq->events_completed,
+			  resp.events_reported, NULL, 0);
+	return 0;
+}

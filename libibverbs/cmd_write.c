@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The write() transport: legacy and extended uverbs commands.
+ *
+ * The kernel checks the sizes in the header exactly (the legacy in_words
+ * must equal the bytes written, the extended core plus provider words
+ * must equal the bytes after both headers), so the layout is computed in
+ * one place, vcmd_build_write(), and nowhere else.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_transport.h"
+
+static size_t round_up(size_t v, size_t align)
+{
+	return (v + align - 1) / align * align;
+}
+
+/* Provider request and response lengths; -1 when inconsistent. */
+static int udata_lens(const struct vcmd_write_req *req, size_t *in,
+		      size_t *out)
+{
+	const struct vcmd_udata *u = req->udata;
+
+	*in = 0;
+	*out = 0;
+	if (!u)
+		return 0;
+	if ((!u->in && u->in_len) || (!u->out && u->out_len))
+		return -1;
+	if (u->in_len > VCMD_MAX_UDATA || u->out_len > VCMD_MAX_UDATA)
+		return -1;
+	*in = u->in_len;
+	*out = u->out_len;
+	return 0;
+}
+
+/* Legacy commands count in 4-byte words, extended ones in 8-byte words. */
+static size_t word_size(const struct vcmd_write_req *req)
+{
+	return req->extended ? 8 : 4;
+}
+
+size_t vcmd_write_resp_size(const struct vcmd_write_req *req)
+{
+	size_t in, out;
+
+	if (udata_lens(req, &in, &out))
+		return 0;
+	return req->resp_len + round_up(out, word_size(req));
+}
+
+static ssize_t build_legacy(const struct vcmd_write_req *req, uint8_t *buf,
+			    size_t buf_len, void *resp_buf, size_t drv_in)
+{
+	struct ib_uverbs_cmd_hdr hdr;
+	size_t in_len, out_len;
+	uint64_t resp_addr = (uintptr_t)resp_buf;
+
+	in_len = sizeof(hdr) + req->core_len + round_up(drv_in, 4);
+	out_len = vcmd_write_resp_size(req);
+	if (req->core_len % 4 || req->resp_len % 4 ||
+	    req->command > IB_USER_VERBS_CMD_COMMAND_MASK)
+		return -EINVAL;
+	/* Without a core response there is no address for the provider's. */
+	if (out_len && (!req->resp_len || req->core_len < sizeof(resp_addr)))
+		return -EINVAL;
+	if (in_len > buf_len || in_len / 4 > UINT16_MAX ||
+	    out_len / 4 > UINT16_MAX)
+		return -EINVAL;
+
+	hdr.command = req->command;
+	hdr.in_words = in_len / 4;
+	hdr.out_words = out_len / 4;
+	memcpy(buf, &hdr, sizeof(hdr));
+	buf += sizeof(hdr);
+	memcpy(buf, req->core, req->core_len);
+	/* Every command with a response starts with its address. */
+	if (out_len)
+		memcpy(buf, &resp_addr, sizeof(resp_addr));
+	buf += req->core_len;
+	memset(buf, 0, round_up(drv_in, 4));
+	if (drv_in)
+		memcpy(buf, req->udata->in, drv_in);
+	return in_len;
+}
+
+static ssize_t build_extended(const struct vcmd_write_req *req, uint8_t *buf,
+			      size_t buf_len, void *resp_buf, size_t drv_in,
+			      size_t drv_out)
+{
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex;
+	size_t in_len, drv_in_pad = round_up(drv_in, 8);
+
+	in_len = sizeof(hdr) + sizeof(ex) + req->core_len + drv_in_pad;
+	if (req->core_len % 8 || req->resp_len % 8 ||
+	    req->command > IB_USER_VERBS_CMD_COMMAND_MASK)
+		return -EINVAL;
+	if (in_len > buf_len || req->core_len / 8 > UINT16_MAX ||
+	    req->resp_len / 8 > UINT16_MAX)
+		return -EINVAL;
+
+	hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | req->command;
+	hdr.in_words = req->core_len / 8;
+	hdr.out_words = req->resp_len / 8;
+	memset(&ex, 0, sizeof(ex));
+	/* The kernel refuses a response address with nothing to write. */
+	if (req->resp_len || drv_out)
+		ex.response = (uintptr_t)resp_buf;
+	ex.provider_in_words = drv_in_pad / 8;
+	ex.provider_out_words = round_up(drv_out, 8) / 8;
+
+	memcpy(buf, &hdr, sizeof(hdr));
+	buf += sizeof(hdr);
+	memcpy(buf, &ex, sizeof(ex));
+	buf += sizeof(ex);
+	memcpy(buf, req->core, req->core_len);
+	buf += req->core_len;
+	memset(buf, 0, drv_in_pad);
+	if (drv_in)
+		memcpy(buf, req->udata->in, drv_in);
+	return in_len;
+}
+
+ssize_t vcmd_build_write(const struct vcmd_write_req *req, void *buf,
+			 size_t buf_len, void *resp_buf)
+{
+	size_t drv_in, drv_out;
+
+	if (!req->core || !req->core_len || req->core_len > VCMD_MAX_CORE_IN ||
+	    req->resp_len > VCMD_MAX_CORE_OUT || (req->resp_len && !req->resp))
+		return -EINVAL;
+	if (udata_lens(req, &drv_in, &drv_out))
+		return -EINVAL;
+	if (req->extended)
+		return build_extended(req, buf, buf_len, resp_buf, drv_in,
+				      drv_out);
+	return build_legacy(req, buf, buf_len, resp_buf, drv_in);
+}
+
+int vcmd_write(int fd, struct vcmd_write_req *req)
+{
+	uint64_t in[VCMD_MAX_WRITE_IN / sizeof(uint64_t)];
+	uint64_t out[VCMD_MAX_WRITE_OUT / sizeof(uint64_t)];
+	size_t resp_size = vcmd_write_resp_size(req);
+	ssize_t len, ret;
+
+	req->short_write = false;
+	if (resp_size > sizeof(out))
+		return EINVAL;
+	/*
+	 * Start from the caller's response: a handle it preset to
+	 * VCMD_NO_HANDLE stays so unless the kernel wrote one.
+	 */
+	memset(out, 0, resp_size);
+	if (req->resp_len)
+		memcpy(out, req->resp, req->resp_len);
+
+	len = vcmd_build_write(req, in, sizeof(in), out);
+	if (len < 0)
+		return -len;
+
+	ret = write(fd, in, len);
+	if (ret < 0)
+		return errno;
+	if (req->resp_len)
+		memcpy(req->resp, out, req->resp_len);
+	if (ret != len) {
+		req->short_write = true;
+		return EIO;
+	}
+	if (req->udata && req->udata->out_len)
+		memcpy(req->udata->out, (uint8_t *)out + req->resp_len,
+		       req->udata->out_len);
+	return 0;
+}
+
+int vcmd_invoke_write(struct ibv_context *ctx, struct vcmd_write_req *req)
+{
+	uint32_t command = req->command;
+	size_t drv_in, drv_out;
+	struct vcmd_ioctl c;
+
+	req->short_write = false;
+	if (!req->core || !req->core_len || (req->resp_len && !req->resp) ||
+	    udata_lens(req, &drv_in, &drv_out))
+		return EINVAL;
+	if (req->extended)
+		command |= IB_USER_VERBS_CMD_FLAG_EXTENDED;
+
+	/*
+	 * The core response goes to UVERBS_ATTR_CORE_OUT, not to the
+	 * address in the command, and the provider's parts travel in their
+	 * own attributes, unpadded.
+	 */
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_DEVICE,
+			 UVERBS_METHOD_INVOKE_WRITE);
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_WRITE_CMD, command);
+	vcmd_attr_in(&c, UVERBS_ATTR_CORE_IN, req->core, req->core_len, true);
+	if (req->resp_len)
+		vcmd_attr_out(&c, UVERBS_ATTR_CORE_OUT, req->resp,
+			      req->resp_len, true);
+	if (drv_in)
+		vcmd_attr_in(&c, UVERBS_ATTR_UHW_IN, req->udata->in, drv_in,
+			     true);
+	if (drv_out)
+		vcmd_attr_out(&c, UVERBS_ATTR_UHW_OUT, req->udata->out,
+			      drv_out, true);
+	return vcmd_ioctl_ctx(ctx, &c);
+}
+
+static bool ctx_imported(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	return vctx && vctx->priv && vctx->priv->imported;
+}
+
+int vcmd_write_ctx(struct ibv_context *ctx, struct vcmd_write_req *req)
+{
+	int err;
+
+	if (!ctx_imported(ctx))
+		return vcmd_write(ctx->cmd_fd, req);
+	err = vcmd_invoke_write(ctx, req);
+	/* A kernel without the method: the opener's process may write(). */
+	if (err == EPROTONOSUPPORT || err == ENOTTY)
+		err = vcmd_write(ctx->cmd_fd, req);
+	return err;
+}
+
+int vcmd_write_create(struct ibv_context *ctx, struct vcmd_write_req *req,
+		      uint32_t *handle, vcmd_destroy_fn destroy)
+{
+	int err;
+
+	/* vcmd_write() leaves it so unless the kernel wrote a handle. */
+	*handle = VCMD_NO_HANDLE;
+	err = vcmd_write_ctx(ctx, req);
+	if (err && req->short_write && *handle != VCMD_NO_HANDLE)
+		destroy(ctx, *handle);
+	return err;
+}
+
+int vcmd_write_create_events(struct ibv_context *ctx,
+			     struct vcmd_write_req *req, uint32_t *handle,
+			     vcmd_destroy_fn destroy, pthread_mutex_t *mutex,
+			     pthread_cond_t *cond)
+{
+	int err = vcmd_events_init(mutex, cond);
+
+	if (err)
+		return err;
+	err = vcmd_write_create(ctx, req, handle, destroy);
+	if (err) {
+		pthread_cond_destroy(cond);
+		pthread_mutex_destroy(mutex);
+	}
+	return err;
+}
+
+int vcmd_events_init(pthread_mutex_t *mutex, pthread_cond_t *cond)
+{
+	int err = pthread_mutex_init(mutex, NULL);
+
+	if (err)
+		return err;
+	err = pthread_cond_init(cond, NULL);
+	if (err)
+		pthread_mutex_destroy(mutex);
+	return err;
+}
+
+void vcmd_events_drain(pthread_mutex_t *mutex, pthread_cond_t *cond,
+		       const uint32_t *completed_a, uint32_t reported_a,
+		       const uint32_t *completed_b, uint32_t reported_b)
+{
+	/*
+	 * The man pages promise that destroying an object waits for the
+	 * acknowledgement of every event the kernel queued for it, so an
+	 * event can never name an object that is already gone.
+	 */
+	pthread_mutex_lock(mutex);
+	while (*completed_a != reported_a ||
+	       (completed_b && *completed_b != reported_b))
+		pthread_cond_wait(cond, mutex);
+	pthread_mutex_unlock(mutex);
+	pthread_cond_destroy(cond);
+	pthread_mutex_destroy(mutex);
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What RDMA netlink knows of a device: its kernel index (for
+ * ibv_get_device_index()) and the driver behind its uverbs character
+ * device (to pick the provider).  Sysfs has neither for every driver:
+ * a software device such as rxe has no parent bus device to name a driver.
+ *
+ * Two requests: a dump of the devices to turn the name into an index, then
+ * RDMA_NLDEV_CMD_GET_CHARDEV for the "uverbs" client of that index.
+ */
+#include <libmnl/libmnl.h>
+#include <rdma/rdma_netlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ibverbs.h"
+
+/* A kernel that never answers must not hang device discovery. */
+#define NL_TIMEOUT_MS 1000
+
+struct nl_query {
+	const char *name;
+	struct verbs_nl_devinfo *info;
+	bool found;
+};
+
+static struct mnl_socket *open_rdma_socket(void)
+{
+	struct timeval tv = { .tv_sec = NL_TIMEOUT_MS / 1000,
+			      .tv_usec = NL_TIMEOUT_MS % 1000 * 1000 };
+	struct mnl_socket *nl;
+
+	nl = mnl_socket_open2(NETLINK_RDMA, SOCK_CLOEXEC);
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
+		       sizeof(tv)) < 0) {
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	return nl;
+}
+
+static struct nlmsghdr *put_request(char *buf, uint16_t cmd, uint16_t flags,
+				    uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	return nlh;
+}
+
+/* Send @nlh and feed every answer to @cb until the kernel is done. */
+static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
+		    mnl_cb_t cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	unsigned int portid = mnl_socket_get_portid(nl);
+	ssize_t len;
+	int ret;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return errno;
+	do {
+		len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (len < 0)
+			return errno;
+		ret = mnl_cb_run(buf, len, nlh->nlmsg_seq, portid, cb, data);
+	} while (ret > 0);
+	return ret < 0 ? errno : 0;
+}
+
+static int collect_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (type <= RDMA_NLDEV_ATTR_MAX)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int on_device(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1] = {};
+	struct nl_query *q = data;
+
+	mnl_attr_parse(nlh, 0, collect_attr, tb);
+	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
+		return MNL_CB_OK;
+	if (strcmp(mnl_attr_get_str(tb[RDMA_NLDEV_ATTR_DEV_NAME]), q->name))
+		return MNL_CB_OK;
+	q->info->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	q->found = true;
+	return MNL_CB_OK;
+}
+
+static int on_chardev(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1] = {};
+	struct nl_query *q = data;
+
+	mnl_attr_parse(nlh, 0, collect_attr, tb);
+	if (tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]) {
+		q->info->driver_id =
+			mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]);
+		q->info->has_driver_id = true;
+	}
+	return MNL_CB_OK;
+}
+
+int verbs_nl_query_device(const char *ibdev_name,
+			  struct verbs_nl_devinfo *info)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nl_query q = { .name = ibdev_name, .info = info };
+	uint32_t seq = time(NULL);
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	nl = open_rdma_socket();
+	if (!nl)
+		return errno;
+
+	nlh = put_request(buf, RDMA_NLDEV_CMD_GET, NLM_F_DUMP, seq);
+	err = transact(nl, nlh, on_device, &q);
+	if (!err && !q.found)
+		err = ENODEV;
+	if (!err) {
+		nlh = put_request(buf, RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_ACK,
+				  seq + 1);
+		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, info->index);
+		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
+		/* An old kernel without GET_CHARDEV still gave the index. */
+		transact(nl, nlh, on_chardev, &q);
+	}
+	mnl_socket_close(nl);
+	return err;
+}

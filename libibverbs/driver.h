@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The provider interface.
+ *
+ * A provider is the device-specific half of the library: it knows how a
+ * device's queues look in memory and what private data its kernel driver
+ * exchanges with user space.  Providers are built into libibverbs.so.1 and
+ * listed in providers.c; there is no dlopen().
+ *
+ * A provider supplies two things:
+ *
+ *  - a struct verbs_provider: its name, the kernel driver it serves and
+ *    a constructor for contexts;
+ *  - a struct verbs_ops table, installed on each context it opens with
+ *    verbs_set_ops().  Unset entries fail with EOPNOTSUPP.
+ *
+ * Every object a provider creates embeds the public struct (ibv_pd, ibv_cq,
+ * ...) or the library's extended wrapper (verbs_cq, verbs_qp, verbs_mr, ...).
+ * The provider talks to the kernel only through the command layer (cmd.h),
+ * which fills the common fields of those structs.
+ *
+ * The library wraps each control-path op: it checks arguments and the fork
+ * child guard before calling the provider, so providers do neither.  The
+ * data-path ops (post_send, post_recv, post_srq_recv, poll_cq,
+ * req_notify_cq, bind_mw and the ibv_qp_ex / ibv_cq_ex callbacks) are called
+ * by inline functions in verbs.h straight from the application; there the
+ * provider itself must refuse an inherited object with
+ * verbs_obj_inherited() -- one load and one compare.
+ */
+#ifndef IBV_DRIVER_H
+#define IBV_DRIVER_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fork.h"
+
+struct verbs_device;
+
+/* How an MR came to be; only user memory is tracked by fork support. */
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+/* Extended objects: the public struct first, library state after it. */
+struct verbs_pd {
+	struct ibv_pd pd;
+};
+
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+	/* Range handed to the fork tracker, released on dereg. */
+	void *fork_addr;
+	size_t fork_len;
+};
+
+struct verbs_mw {
+	struct ibv_mw mw;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct ibv_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
+
+/* verbs_qp.comp_mask: qp_ex is valid (created with send ops flags). */
+#define VERBS_QP_EX (1U << 0)
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	struct ibv_xrcd *xrcd;
+};
+
+struct verbs_ah {
+	struct ibv_ah ah;
+};
+
+/*
+ * The ops a provider implements.  The library calls these after checking
+ * arguments and the child guard; see the comment at the top for the
+ * data-path ops, which the provider must guard itself.
+ *
+ * Constructors return NULL with errno set; int ops return 0 or a positive
+ * errno (not -1), as the public verbs they back do.
+ */
+struct verbs_ops {
+	/* Device and port */
+	int (*query_device_ex)(struct ibv_context *ctx,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	int (*query_port)(struct ibv_context *ctx, uint8_t port_num,
+			  struct ibv_port_attr *attr);
+	void (*async_event)(struct ibv_context *ctx,
+			    struct ibv_async_event *event);
+	/*
+	 * Free the provider's context: call verbs_uninit_context(), then
+	 * free the struct.  The library closes cmd_fd afterwards.
+	 */
+	void (*free_context)(struct ibv_context *ctx);
+
+	/* Protection domains and memory */
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *ctx);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
+					size_t length, uint64_t iova, int fd,
+					int access);
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
+	int (*dereg_mr)(struct verbs_mr *vmr);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+
+	/* Completion queues */
+	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
+					  struct ibv_cq_init_attr_ex *attr);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	void (*cq_event)(struct ibv_cq *cq);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	int (*destroy_cq)(struct ibv_cq *cq);
+
+	/* Shared receive queues */
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *ctx,
+					 struct ibv_srq_init_attr_ex *attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+
+	/* Queue pairs */
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
+				       struct ibv_qp_init_attr_ex *attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+
+	/* Address handles and multicast */
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+};
+
+/*
+ * A provider: matched to a uverbs device by the kernel driver that serves
+ * it (RDMA_DRIVER_* from <rdma/ib_user_ioctl_verbs.h>), or failing that by
+ * the ibdev name prefix.
+ */
+struct verbs_provider {
+	const char *name;
+	uint32_t driver_id;
+	const char *ibdev_prefix;
+	/* Range of the uverbs ABI version the provider speaks. */
+	int min_abi;
+	int max_abi;
+	/*
+	 * Open a context on cmd_fd, which the library has already opened and
+	 * owns: the provider allocates its context struct (embedding a
+	 * struct verbs_context), calls verbs_init_context() and
+	 * vcmd_get_context() (or, when importing, vcmd_query_context()),
+	 * then verbs_set_ops().  NULL with errno on failure, leaving cmd_fd
+	 * open.
+	 */
+	struct verbs_context *(*alloc_context)(struct verbs_device *vdev,
+					       int cmd_fd, bool import);
+};
+
+/* Every provider built into the library, NULL-terminated (providers.c). */
+extern const struct verbs_provider *const verbs_providers[] IBV_HIDDEN;
+
+/*
+ * A device found in sysfs.  The public struct ibv_device is what
+ * ibv_get_device_list() hands out; the rest is the library's.
+ */
+struct verbs_device {
+	struct ibv_device device;
+	const struct verbs_provider *provider;
+	/* List references plus open contexts; freed at zero. */
+	int refcount;
+	int abi_version;
+	int uverbs_index;
+	/* The kernel's ibdev index from netlink, -1 when unknown. */
+	int kernel_index;
+	uint32_t driver_id;
+	uint64_t node_guid;
+	struct verbs_device *next;
+};
+
+static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
+{
+	return (struct verbs_device *)dev;
+}
+
+/*
+ * Library state of a context, reached through verbs_context.priv.
+ * The ops table here is the provider's, completed with EOPNOTSUPP stubs.
+ */
+struct verbs_ex_private {
+	struct verbs_ops ops;
+	/* Fork generation and process the context was opened in. */
+	unsigned int fork_generation;
+	pid_t owner_pid;
+	bool imported;
+};
+
+static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)
+{
+	return verbs_get_ctx(ctx)->priv;
+}
+
+static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
+{
+	return &verbs_priv(ctx)->ops;
+}
+
+/*
+ * The child guard.  True when @ctx was opened before a fork() and this
+ * process is the child.  The fast form (data path) relies on the atfork
+ * handler; the full form also catches children made without it (raw clone)
+ * by comparing the pid, which costs a getpid() on the control path.
+ */
+static inline bool verbs_obj_inherited(struct ibv_context *ctx)
+{
+	return __builtin_expect(verbs_priv(ctx)->fork_generation !=
+					verbs_fork_generation, 0);
+}
+
+bool verbs_ctx_inherited(struct ibv_context *ctx) IBV_HIDDEN;
+
+/*
+ * Provider helpers (context.c).  verbs_init_context() takes a device
+ * reference and sets up the library's part; verbs_uninit_context() undoes
+ * it and closes async_fd (never cmd_fd, which the library owns), so a
+ * provider calls it from free_context and on alloc_context's error path.
+ */
+int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
+		       int cmd_fd) IBV_HIDDEN;
+void verbs_uninit_context(struct verbs_context *vctx) IBV_HIDDEN;
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_ops *ops) IBV_HIDDEN;
+
+/* The providers */
+extern const struct verbs_provider verbs_provider_rxe IBV_HIDDEN;
+
+#endif /* IBV_DRIVER_H */

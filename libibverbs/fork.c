@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Fork policy and status (see fork.h).
+ *
+ * Two questions decide what registration costs:
+ *  - does the kernel copy DMA-pinned pages into a forked child?  Asked once
+ *    (RDMAV_COPY_ON_FORK, else RDMA netlink) and cached.  If it does, there
+ *    is nothing to do, ever: no tree, no madvise, UNNEEDED.
+ *  - otherwise, did the application ask for fork safety (ibv_fork_init(),
+ *    RDMAV_FORK_SAFE, IBV_FORK_SAFE)?  Then every range handed to the
+ *    device goes through the MADV_DONTFORK range tree.
+ *
+ * Tracking can only start while no memory has been handed to the device:
+ * pages registered earlier were never marked, so a later fork would still
+ * corrupt them.  fork_state records this with a single word so that the
+ * registration fast path without tracking is one load.
+ */
+#define _GNU_SOURCE	/* secure_getenv() */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "fork.h"
+#include "fork_netlink.h"
+#include "fork_range.h"
+
+#define IBV_EXPORT __attribute__((visibility("default")))
+
+enum {
+	FORK_CLEAN,		/* no memory handed to the device yet */
+	FORK_TOO_LATE,		/* memory registered without tracking */
+	FORK_TRACKING,		/* legacy mode: the range tree is live */
+};
+
+unsigned int verbs_fork_generation;
+
+static int fork_state = FORK_CLEAN;
+/* -1 until asked, then 0 or 1. */
+static int copy_on_fork = -1;
+
+static bool setup_done;
+
+/*
+ * Mutexes rather than pthread_once(): a once routine running in another
+ * thread at fork() would stay "in progress" forever in the child.  These
+ * are all held across fork() instead, taken in this order, so the child
+ * never inherits one locked by a thread that does not exist there, nor a
+ * half-updated tree.  None is taken on the data path.
+ */
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t detect_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Serialises ibv_fork_init() callers. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fork_range_tree fork_tree = FORK_RANGE_TREE_INIT;
+
+/* No allocation in the atfork handlers. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&setup_lock);
+	pthread_mutex_lock(&detect_lock);
+	pthread_mutex_lock(&init_lock);
+	fork_range_lock(&fork_tree);
+}
+
+static void fork_parent(void)
+{
+	fork_range_unlock(&fork_tree);
+	pthread_mutex_unlock(&init_lock);
+	pthread_mutex_unlock(&detect_lock);
+	pthread_mutex_unlock(&setup_lock);
+}
+
+static void fork_child(void)
+{
+	__atomic_add_fetch(&verbs_fork_generation, 1, __ATOMIC_RELAXED);
+	fork_parent();
+}
+
+static int detect_copy_on_fork(void)
+{
+	/* secure_getenv: the variable can switch the protection off. */
+	const char *v = secure_getenv("RDMAV_COPY_ON_FORK");
+
+	if (v && !strcmp(v, "0"))
+		return 0;
+	if (v && !strcmp(v, "1"))
+		return 1;
+	/* No answer, or any failure, means not known to copy. */
+	return fork_nl_query_copy_on_fork() > 0;
+}
+
+/* Asked once per process; afterwards a load. */
+bool verbs_kernel_copies_on_fork(void)
+{
+	int v = __atomic_load_n(&copy_on_fork, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(v >= 0, 1))
+		return v > 0;
+	pthread_mutex_lock(&detect_lock);
+	v = __atomic_load_n(&copy_on_fork, __ATOMIC_RELAXED);
+	if (v < 0) {
+		v = detect_copy_on_fork();
+		__atomic_store_n(&copy_on_fork, v, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&detect_lock);
+	return v > 0;
+}
+
+/* MADV_DONTFORK is old, but a sandbox or seccomp filter may refuse it. */
+static int probe_madvise(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *page;
+	int ret = 0;
+
+	if (ps <= 0)
+		ps = 4096;
+	page = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return ENOMEM;
+	if (madvise(page, ps, MADV_DONTFORK) || madvise(page, ps, MADV_DOFORK))
+		ret = ENOSYS;
+	munmap(page, ps);
+	return ret;
+}
+
+/* Called with init_lock held. */
+static int start_tracking(void)
+{
+	int expected = FORK_CLEAN;
+	int ret;
+
+	switch (__atomic_load_n(&fork_state, __ATOMIC_ACQUIRE)) {
+	case FORK_TRACKING:
+		return 0;
+	case FORK_TOO_LATE:
+		return EINVAL;
+	}
+	ret = probe_madvise();
+	if (ret)
+		return ret;
+	/* Set, whatever its value, turns it on: upstream's behaviour. */
+	fork_range_init(&fork_tree, getenv("RDMAV_HUGEPAGES_SAFE") != NULL);
+
+	/* Publishes the tree; loses only to a registration racing us. */
+	if (__atomic_compare_exchange_n(&fork_state, &expected, FORK_TRACKING,
+					false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST))
+		return 0;
+	return expected == FORK_TRACKING ? 0 : EINVAL;
+}
+
+static int enable_tracking(void)
+{
+	int ret;
+
+	/* Outside init_lock: the netlink request may take a while. */
+	if (verbs_kernel_copies_on_fork())
+		return 0;
+	pthread_mutex_lock(&init_lock);
+	ret = start_tracking();
+	pthread_mutex_unlock(&init_lock);
+	return ret;
+}
+
+/* As upstream: set to anything but "0", even empty, turns it on. */
+static bool env_asks_fork_safe(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0");
+}
+
+void verbs_fork_setup(void)
+{
+	if (__atomic_load_n(&setup_done, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&setup_lock);
+	if (!setup_done) {
+		/* Before anything else, so forks from now on are covered. */
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
+		/* The library never prints: a failure is just no tracking. */
+		if (env_asks_fork_safe("RDMAV_FORK_SAFE") ||
+		    env_asks_fork_safe("IBV_FORK_SAFE"))
+			(void)enable_tracking();
+		__atomic_store_n(&setup_done, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&setup_lock);
+}
+
+/*
+ * The first untracked use moves CLEAN to TOO_LATE; if tracking won the
+ * race instead, the caller must use the tree.  Returns the state in force.
+ */
+static int fork_mode(void)
+{
+	int st = __atomic_load_n(&fork_state, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(st != FORK_CLEAN, 1))
+		return st;
+	if (__atomic_compare_exchange_n(&fork_state, &st, FORK_TOO_LATE,
+					false, __ATOMIC_SEQ_CST,
+					__ATOMIC_ACQUIRE))
+		return FORK_TOO_LATE;
+	return st;
+}
+
+/*
+ * Tracking only ever starts when the kernel is not known to copy, so with
+ * a copying kernel both stay a load and a compare, without a syscall.
+ */
+int verbs_fork_protect(const void *addr, size_t len)
+{
+	if (fork_mode() != FORK_TRACKING)
+		return 0;
+	return fork_range_dontfork(&fork_tree, addr, len);
+}
+
+int verbs_fork_unprotect(const void *addr, size_t len)
+{
+	if (fork_mode() != FORK_TRACKING)
+		return 0;
+	return fork_range_dofork(&fork_tree, addr, len);
+}
+
+IBV_EXPORT int ibv_fork_init(void)
+{
+	verbs_fork_setup();
+	return enable_tracking();
+}
+
+IBV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
+{
+	if (verbs_kernel_copies_on_fork())
+		return IBV_FORK_UNNEEDED;
+	if (__atomic_load_n(&fork_state, __ATOMIC_ACQUIRE) == FORK_TRACKING)
+		return IBV_FORK_ENABLED;
+	return IBV_FORK_DISABLED;
+}
+
+static int errno_result(int err)
+{
+	if (!err)
+		return 0;
+	errno = err;
+	return -1;
+}
+
+IBV_EXPORT int ibv_dontfork_range(void *base, size_t size)
+{
+	return errno_result(verbs_fork_protect(base, size));
+}
+
+IBV_EXPORT int ibv_dofork_range(void *base, size_t size)
+{
+	return errno_result(verbs_fork_unprotect(base, size));
+}

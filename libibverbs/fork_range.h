@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The refcounted MADV_DONTFORK range tree of the legacy fork mode.
+ *
+ * Only used when the kernel is not known to copy DMA-pinned pages into a
+ * forked child.  Every page handed to the device must then be excluded from
+ * the child with MADV_DONTFORK, and several registrations may share a page,
+ * so pages are reference counted: madvise(MADV_DONTFORK) is issued only when
+ * a page goes from 0 to 1 users and madvise(MADV_DOFORK) only from 1 to 0.
+ *
+ * The tree holds maximal runs of pages with the same non-zero count:
+ * neighbours that touch and have equal counts are always merged, so the
+ * tree is canonical and its size is proportional to the number of distinct
+ * live ranges.  It is a treap keyed by start address: an operation costs
+ * expected O(log n), plus O(k log k) for the k nodes it overlaps (almost
+ * always none to two).
+ */
+#ifndef IBV_FORK_RANGE_H
+#define IBV_FORK_RANGE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef IBV_HIDDEN
+#define IBV_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+struct fork_range_node;
+
+struct fork_range_tree {
+	/* Also held across fork() by the atfork handlers. */
+	pthread_mutex_t lock;
+	struct fork_range_node *root;
+	size_t nodes;
+	/* System page size; every node boundary is a multiple of it. */
+	uintptr_t page_size;
+	/* RDMAV_HUGEPAGES_SAFE: align to the page size backing the range. */
+	bool hugepages;
+	/* Treap priorities; only needs to be cheap and well spread. */
+	uint32_t prio_state;
+};
+
+/* Static initialiser: the lock must be usable before fork_range_init(). */
+#define FORK_RANGE_TREE_INIT { .lock = PTHREAD_MUTEX_INITIALIZER }
+
+/* Prepare an empty tree; the tree must not be in use yet. */
+void fork_range_init(struct fork_range_tree *t, bool hugepages) IBV_HIDDEN;
+
+/*
+ * Add (dontfork) or drop (dofork) one user of every page overlapping
+ * [addr, addr + len).  A zero length or a NULL address is a no-op, as is
+ * dropping a page that has no user.  Return 0 or a positive errno; on
+ * failure neither the tree nor the mappings have changed.
+ */
+int fork_range_dontfork(struct fork_range_tree *t, const void *addr,
+			size_t len) IBV_HIDDEN;
+int fork_range_dofork(struct fork_range_tree *t, const void *addr,
+		      size_t len) IBV_HIDDEN;
+
+/* Held over fork() so the child never inherits a half-updated tree. */
+void fork_range_lock(struct fork_range_tree *t) IBV_HIDDEN;
+void fork_range_unlock(struct fork_range_tree *t) IBV_HIDDEN;
+
+/* Forget every range without any madvise (tests only). */
+void fork_range_clear(struct fork_range_tree *t) IBV_HIDDEN;
+
+/*
+ * Size in bytes of the pages backing the mapping that contains addr,
+ * read from KernelPageSize in an smaps-format stream; 0 if not found.
+ */
+uintptr_t fork_range_smaps_page_size(FILE *smaps, uintptr_t addr)
+	IBV_HIDDEN;
+
+/* Inspection, for tests.  Callbacks run under the lock. */
+typedef int (*fork_range_walk_cb)(uintptr_t start, uintptr_t end,
+				  unsigned int refs, void *arg);
+
+/* Visit ranges in address order; stops at and returns a non-zero cb. */
+int fork_range_walk(struct fork_range_tree *t, fork_range_walk_cb cb,
+		    void *arg) IBV_HIDDEN;
+size_t fork_range_count(struct fork_range_tree *t) IBV_HIDDEN;
+unsigned int fork_range_height(struct fork_range_tree *t) IBV_HIDDEN;
+unsigned int fork_range_refs(struct fork_range_tree *t, uintptr_t addr)
+	IBV_HIDDEN;
+/* NULL when every invariant holds, else what is broken. */
+const char *fork_range_check(struct fork_range_tree *t) IBV_HIDDEN;
+
+#endif /* IBV_FORK_RANGE_H */

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Contexts: opening and importing devices, the ops table a provider
+ * installs, and the child guard's control-path check.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ibverbs.h"
+
+bool verbs_ctx_inherited(struct ibv_context *ctx)
+{
+	struct verbs_ex_private *priv = verbs_priv(ctx);
+
+	/*
+	 * The generation catches every child made by fork(); the pid also
+	 * catches children made without the atfork handlers (a raw clone()).
+	 */
+	return priv->fork_generation != verbs_fork_generation ||
+	       priv->owner_pid != getpid();
+}
+
+int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
+		       int cmd_fd)
+{
+	struct ibv_context *ctx = &vctx->context;
+	struct verbs_ex_private *priv;
+
+	priv = calloc(1, sizeof(*priv));
+	if (!priv)
+		return ENOMEM;
+
+	priv->fork_generation = verbs_fork_generation;
+	priv->owner_pid = getpid();
+
+	vctx->priv = priv;
+	vctx->sz = sizeof(*vctx);
+	ctx->device = &vdev->device;
+	ctx->cmd_fd = cmd_fd;
+	ctx->async_fd = -1;
+	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	pthread_mutex_init(&ctx->mutex, NULL);
+	verbs_device_get(vdev);
+	return 0;
+}
+
+void verbs_uninit_context(struct verbs_context *vctx)
+{
+	struct ibv_context *ctx = &vctx->context;
+
+	if (ctx->async_fd >= 0)
+		close(ctx->async_fd);
+	ctx->async_fd = -1;
+	pthread_mutex_destroy(&ctx->mutex);
+	verbs_device_put(verbs_get_device(ctx->device));
+	free(vctx->priv);
+	vctx->priv = NULL;
+}
+
+/*
+ * Install a provider's ops.  The data-path slots of struct ibv_context_ops
+ * that inline verbs call straight from the application get the provider's
+ * functions; every other public slot gets a library wrapper that checks
+ * arguments and the child guard before calling the provider.
+ */
+void verbs_set_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
+{
+	struct ibv_context_ops *pub = &vctx->context.ops;
+
+	vctx->priv->ops = *ops;
+
+	pub->poll_cq = ops->poll_cq;
+	pub->req_notify_cq = ops->req_notify_cq;
+	pub->post_send = ops->post_send;
+	pub->post_recv = ops->post_recv;
+	pub->post_srq_recv = ops->post_srq_recv;
+	pub->bind_mw = ops->bind_mw;
+	if (ops->alloc_mw) {
+		pub->alloc_mw = verbs_alloc_mw;
+		pub->dealloc_mw = verbs_dealloc_mw;
+	}
+
+	vctx->query_port = verbs_query_port_ext;
+	vctx->query_device_ex = verbs_query_device_ex;
+	if (ops->create_cq_ex)
+		vctx->create_cq_ex = verbs_create_cq_ex;
+	if (ops->create_qp_ex)
+		vctx->create_qp_ex = verbs_create_qp_ex;
+	if (ops->create_srq_ex)
+		vctx->create_srq_ex = verbs_create_srq_ex;
+	if (ops->get_srq_num)
+		vctx->get_srq_num = verbs_get_srq_num;
+}
+
+static int open_cdev(struct ibv_device *device)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", device->dev_name);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static struct ibv_context *alloc_context(struct verbs_device *vdev,
+					 int cmd_fd, bool import)
+{
+	struct verbs_context *vctx;
+
+	vctx = vdev->provider->alloc_context(vdev, cmd_fd, import);
+	if (!vctx)
+		return NULL;
+	return &vctx->context;
+}
+
+IBV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct ibv_context *ctx;
+	int fd, err;
+
+	if (!device)
+		return verbs_null_errno(EINVAL);
+
+	fd = open_cdev(device);
+	if (fd < 0)
+		return NULL;
+
+	ctx = alloc_context(verbs_get_device(device), fd, false);
+	if (!ctx) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return ctx;
+}
+
+/* Find the discovered device whose character device is @rdev. */
+static struct verbs_device *find_device_by_rdev(dev_t rdev)
+{
+	struct verbs_device **list, *found = NULL;
+	char buf[32];
+	unsigned int maj, min;
+	int num, i;
+
+	list = verbs_discover(&num);
+	if (!list)
+		return NULL;
+	for (i = 0; i < num && !found; i++) {
+		if (ibv_read_sysfs_file(list[i]->device.dev_path, "dev", buf,
+					sizeof(buf)) <= 0)
+			continue;
+		if (sscanf(buf, "%u:%u", &maj, &min) == 2 &&
+		    makedev(maj, min) == rdev) {
+			found = list[i];
+			verbs_device_get(found);
+		}
+	}
+	for (i = 0; i < num; i++)
+		verbs_device_put(list[i]);
+	free(list);
+	return found;
+}
+
+IBV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	struct verbs_device *vdev;
+	struct ibv_context *ctx;
+	struct stat st;
+
+	if (fstat(cmd_fd, &st) || !S_ISCHR(st.st_mode))
+		return verbs_null_errno(EINVAL);
+
+	vdev = find_device_by_rdev(st.st_rdev);
+	if (!vdev)
+		return verbs_null_errno(ENODEV);
+
+	/* On success the context owns cmd_fd: close_device closes it. */
+	ctx = alloc_context(vdev, cmd_fd, true);
+	if (ctx)
+		verbs_priv(ctx)->imported = true;
+	verbs_device_put(vdev);
+	return ctx;
+}
+
+IBV_EXPORT int ibv_close_device(struct ibv_context *ctx)
+{
+	int cmd_fd;
+
+	if (!ctx) {
+		errno = EINVAL;
+		return -1;
+	}
+
+	/*
+	 * Closing descriptors touches only this process's file table, so
+	 * the same teardown is right in a fork child: the parent's open
+	 * file descriptions, and with them its kernel objects, stay alive.
+	 * The provider's free_context calls verbs_uninit_context(), which
+	 * closes async_fd and drops the device reference.
+	 */
+	cmd_fd = ctx->cmd_fd;
+	verbs_ops(ctx)->free_context(ctx);
+	close(cmd_fd);
+	return 0;
+}

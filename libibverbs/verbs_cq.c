@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues.  Polling and arming are data-path verbs, inline in
+ * verbs.h and served by the provider directly.
+ */
+#include "ibverbs.h"
+
+static void channel_get(struct ibv_context *ctx,
+			struct ibv_comp_channel *channel)
+{
+	if (!channel)
+		return;
+	pthread_mutex_lock(&ctx->mutex);
+	channel->refcnt++;
+	pthread_mutex_unlock(&ctx->mutex);
+}
+
+static void channel_put(struct ibv_context *ctx,
+			struct ibv_comp_channel *channel)
+{
+	if (!channel)
+		return;
+	pthread_mutex_lock(&ctx->mutex);
+	channel->refcnt--;
+	pthread_mutex_unlock(&ctx->mutex);
+}
+
+static bool comp_vector_ok(struct ibv_context *ctx, int comp_vector)
+{
+	return comp_vector >= 0 && comp_vector < ctx->num_comp_vectors;
+}
+
+IBV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe,
+					void *cq_context,
+					struct ibv_comp_channel *channel,
+					int comp_vector)
+{
+	struct ibv_cq *cq;
+
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	if (cqe <= 0 || !comp_vector_ok(ctx, comp_vector) ||
+	    (channel && channel->context != ctx))
+		return verbs_null_errno(EINVAL);
+	if (!verbs_ops(ctx)->create_cq)
+		return verbs_null_errno(EOPNOTSUPP);
+
+	cq = verbs_ops(ctx)->create_cq(ctx, cqe, channel, comp_vector);
+	if (!cq)
+		return NULL;
+	cq->cq_context = cq_context;
+	channel_get(ctx, channel);
+	return cq;
+}
+
+#define CQ_INIT_ATTR_MASK_SUPPORTED                                          \
+	(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
+
+struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq;
+
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	if (!attr || attr->cqe == 0 ||
+	    (attr->comp_mask & ~CQ_INIT_ATTR_MASK_SUPPORTED) ||
+	    !comp_vector_ok(ctx, attr->comp_vector) ||
+	    (attr->channel && attr->channel->context != ctx))
+		return verbs_null_errno(EINVAL);
+
+	cq = verbs_ops(ctx)->create_cq_ex(ctx, attr);
+	if (!cq)
+		return NULL;
+	cq->cq_context = attr->cq_context;
+	channel_get(ctx, attr->channel);
+	return cq;
+}
+
+IBV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	int err;
+
+	if (!cq)
+		return EINVAL;
+	err = verbs_check_ctx(cq->context);
+	if (err)
+		return err;
+	if (cqe <= 0)
+		return EINVAL;
+	if (!verbs_ops(cq->context)->resize_cq)
+		return EOPNOTSUPP;
+	return verbs_ops(cq->context)->resize_cq(cq, cqe);
+}
+
+IBV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct ibv_comp_channel *channel;
+	struct ibv_context *ctx;
+	int err;
+
+	if (!cq || !cq->context)
+		return EINVAL;
+	ctx = cq->context;
+	channel = cq->channel;
+	/* In a fork child the provider frees only its user-space copy. */
+	err = verbs_ops(ctx)->destroy_cq(cq);
+	if (!err)
+		channel_put(ctx, channel);
+	return err;
+}
+
+IBV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	if (!cq)
+		return;
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_signal(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Events: completion channels, completion events and asynchronous events.
+ *
+ * Both kinds arrive by read() on a descriptor the kernel gave the process.
+ * A fork child shares those open files with its parent, so a read in the
+ * child would steal the parent's events: the child guard refuses it.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "ibverbs.h"
+
+IBV_EXPORT struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *ctx)
+{
+	struct ibv_comp_channel *channel;
+	int fd, err;
+
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	channel = calloc(1, sizeof(*channel));
+	if (!channel)
+		return verbs_null_errno(ENOMEM);
+	err = vcmd_create_comp_channel(ctx, &fd);
+	if (err) {
+		free(channel);
+		return verbs_null_errno(err);
+	}
+	channel->context = ctx;
+	channel->fd = fd;
+	return channel;
+}
+
+IBV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct ibv_context *ctx;
+	int busy;
+
+	if (!channel || !channel->context)
+		return EINVAL;
+	ctx = channel->context;
+	pthread_mutex_lock(&ctx->mutex);
+	busy = channel->refcnt;
+	pthread_mutex_unlock(&ctx->mutex);
+	if (busy)
+		return EBUSY;
+	/* Closing our descriptor never affects a parent's copy. */
+	close(channel->fd);
+	free(channel);
+	return 0;
+}
+
+/* read() exactly one event record; -1 with errno otherwise. */
+static int read_event(int fd, void *ev, size_t len)
+{
+	ssize_t n = read(fd, ev, len);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	return -1;
+}
+
+IBV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
+				struct ibv_cq **cq, void **cq_context)
+{
+	struct ib_uverbs_comp_event_desc ev;
+	struct ibv_cq *ecq;
+	int err;
+
+	if (!channel || !cq || !cq_context) {
+		errno = EINVAL;
+		return -1;
+	}
+	err = verbs_check_ctx(channel->context);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	if (read_event(channel->fd, &ev, sizeof(ev)))
+		return -1;
+
+	/* The CQ's user handle is its address in this process. */
+	ecq = (struct ibv_cq *)(uintptr_t)ev.cq_handle;
+	*cq = ecq;
+	*cq_context = ecq->cq_context;
+	if (verbs_ops(ecq->context)->cq_event)
+		verbs_ops(ecq->context)->cq_event(ecq);
+	return 0;
+}
+
+/* Which kind of object an asynchronous event is about. */
+enum event_object { EV_CQ, EV_QP, EV_SRQ, EV_WQ, EV_NONE };
+
+static enum event_object event_object_of(enum ibv_event_type type)
+{
+	switch (type) {
+	case IBV_EVENT_CQ_ERR:
+		return EV_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return EV_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return EV_SRQ;
+	case IBV_EVENT_WQ_FATAL:
+		return EV_WQ;
+	default:
+		/* Port and device events carry a port number or nothing. */
+		return EV_NONE;
+	}
+}
+
+static void fill_element(struct ibv_async_event *event, uint64_t element)
+{
+	/* Object events carry the user handle: the object's address. */
+	void *obj = (void *)(uintptr_t)element;
+
+	switch (event_object_of(event->event_type)) {
+	case EV_CQ:
+		event->element.cq = obj;
+		break;
+	case EV_QP:
+		event->element.qp = obj;
+		break;
+	case EV_SRQ:
+		event->element.srq = obj;
+		break;
+	case EV_WQ:
+		event->element.wq = obj;
+		break;
+	case EV_NONE:
+		event->element.port_num = element;
+		break;
+	}
+}
+
+IBV_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
+				   struct ibv_async_event *event)
+{
+	struct ib_uverbs_async_event_desc ev;
+	int err;
+
+	if (!ctx || !event) {
+		errno = EINVAL;
+		return -1;
+	}
+	err = verbs_check_ctx(ctx);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	if (read_event(ctx->async_fd, &ev, sizeof(ev)))
+		return -1;
+
+	event->event_type = ev.event_type;
+	fill_element(event, ev.element);
+	if (verbs_ops(ctx)->async_event)
+		verbs_ops(ctx)->async_event(ctx, event);
+	return 0;
+}
+
+/* Count one more acknowledged event on the object's counter. */
+static void ack_one(pthread_mutex_t *mutex, pthread_cond_t *cond,
+		    uint32_t *completed)
+{
+	pthread_mutex_lock(mutex);
+	(*completed)++;
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(mutex);
+}
+
+IBV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
+{
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_srq *srq;
+	struct ibv_wq *wq;
+
+	if (!event)
+		return;
+	switch (event_object_of(event->event_type)) {
+	case EV_CQ:
+		cq = event->element.cq;
+		ack_one(&cq->mutex, &cq->cond, &cq->async_events_completed);
+		break;
+	case EV_QP:
+		qp = event->element.qp;
+		ack_one(&qp->mutex, &qp->cond, &qp->events_completed);
+		break;
+	case EV_SRQ:
+		srq = event->element.srq;
+		ack_one(&srq->mutex, &srq->cond, &srq->events_completed);
+		break;
+	case EV_WQ:
+		wq = event->element.wq;
+		ack_one(&wq->mutex, &wq->cond, &wq->events_completed);
+		break;
+	case EV_NONE:
+		break;
+	}
+}

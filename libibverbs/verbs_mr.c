@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions.
+ *
+ * Every registration of user memory, whatever verb it came through, goes
+ * through register_user_memory(), which hands the range to fork support
+ * first: where the kernel does not copy pinned pages on fork, the range is
+ * marked MADV_DONTFORK for as long as the MR lives.
+ */
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "ibverbs.h"
+
+static struct verbs_mr *to_vmr(struct ibv_mr *mr)
+{
+	return (struct verbs_mr *)mr;
+}
+
+static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
+					   size_t length, uint64_t iova,
+					   unsigned int access)
+{
+	const struct verbs_ops *ops;
+	struct ibv_mr *mr;
+	int err;
+
+	if (verbs_refuse_pd(pd))
+		return NULL;
+	ops = verbs_ops(pd->context);
+	if (!ops->reg_mr)
+		return verbs_null_errno(EOPNOTSUPP);
+
+	err = verbs_fork_protect(addr, length);
+	if (err)
+		return verbs_null_errno(err);
+
+	mr = ops->reg_mr(pd, addr, length, iova, access);
+	if (!mr) {
+		err = errno;
+		verbs_fork_unprotect(addr, length);
+		return verbs_null_errno(err);
+	}
+	to_vmr(mr)->fork_addr = addr;
+	to_vmr(mr)->fork_len = length;
+	return mr;
+}
+
+#undef ibv_reg_mr
+IBV_EXPORT struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr,
+				     size_t length, int access)
+{
+	return register_user_memory(pd, addr, length, (uintptr_t)addr,
+				    access);
+}
+
+#undef ibv_reg_mr_iova
+IBV_EXPORT struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr,
+					  size_t length, uint64_t iova,
+					  int access)
+{
+	return register_user_memory(pd, addr, length, iova, access);
+}
+
+IBV_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr,
+					   size_t length, uint64_t iova,
+					   unsigned int access)
+{
+	return register_user_memory(pd, addr, length, iova, access);
+}
+
+IBV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
+					    uint64_t offset, size_t length,
+					    uint64_t iova, int fd, int access)
+{
+	if (verbs_refuse_pd(pd))
+		return NULL;
+	/* A dma-buf is not process memory: nothing for fork to protect. */
+	if (!verbs_ops(pd->context)->reg_dmabuf_mr)
+		return verbs_null_errno(EOPNOTSUPP);
+	return verbs_ops(pd->context)->reg_dmabuf_mr(pd, offset, length, iova,
+						     fd, access);
+}
+
+static bool is_user_memory(const struct verbs_mr *vmr)
+{
+	return vmr->mr_type == IBV_MR_TYPE_MR && vmr->fork_len;
+}
+
+IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct verbs_mr *vmr = to_vmr(mr);
+	struct ibv_context *ctx;
+	void *addr;
+	size_t len;
+	bool release;
+	int err;
+
+	if (!mr || !mr->context)
+		return EINVAL;
+	ctx = mr->context;
+	/*
+	 * A fork child frees only its copy (the provider sees that) and
+	 * leaves the fork tracker alone: the range is the parent's.
+	 */
+	release = is_user_memory(vmr) && !verbs_ctx_inherited(ctx);
+	addr = vmr->fork_addr;
+	len = vmr->fork_len;
+
+	err = verbs_ops(ctx)->dereg_mr(vmr);
+	if (!err && release)
+		verbs_fork_unprotect(addr, len);
+	return err;
+}
+
+/* Validate flags and arguments as the man page defines them. */
+static bool rereg_args_ok(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length)
+{
+	if (!mr || !mr->context || !flags ||
+	    (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		return false;
+	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length))
+		return false;
+	if ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)
+		return false;
+	return to_vmr(mr)->mr_type == IBV_MR_TYPE_MR;
+}
+
+IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			    void *addr, size_t length, int access)
+{
+	struct verbs_mr *vmr = to_vmr(mr);
+	bool move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	void *old_addr;
+	size_t old_len;
+	int err;
+
+	if (!rereg_args_ok(mr, flags, pd, addr, length)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	err = verbs_check_ctx(mr->context);
+	if (!err && !verbs_ops(mr->context)->rereg_mr)
+		err = EOPNOTSUPP;
+	if (err) {
+		errno = err;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+
+	if (move) {
+		err = verbs_fork_protect(addr, length);
+		if (err) {
+			errno = err;
+			return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+		}
+	}
+
+	err = verbs_ops(mr->context)->rereg_mr(vmr, flags, pd, addr, length,
+					       access);
+	if (err) {
+		if (move && verbs_fork_unprotect(addr, length)) {
+			errno = err;
+			return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
+		}
+		errno = err;
+		return IBV_REREG_MR_ERR_CMD;
+	}
+
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		vmr->access = access;
+	if (!move)
+		return 0;
+
+	old_addr = vmr->fork_addr;
+	old_len = vmr->fork_len;
+	mr->addr = addr;
+	mr->length = length;
+	vmr->fork_addr = addr;
+	vmr->fork_len = length;
+	err = old_len ? verbs_fork_unprotect(old_addr, old_len) : 0;
+	if (err) {
+		errno = err;
+		return IBV_REREG_MR_ERR_DO_FORK_OLD;
+	}
+	return 0;
+}
+
+IBV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	if (verbs_refuse_pd(pd))
+		return NULL;
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return verbs_null_errno(ENOMEM);
+	err = vcmd_query_mr(pd, mr_handle, vmr);
+	if (err) {
+		free(vmr);
+		return verbs_null_errno(err);
+	}
+	/* The exporting process pinned and protects the memory. */
+	vmr->mr_type = IBV_MR_TYPE_IMPORTED_MR;
+	return &vmr->ibv_mr;
+}
+
+IBV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	free(mr);
+}
+
+IBV_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *ctx,
+					uint32_t dm_handle)
+{
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	/* No built-in provider has device memory. */
+	return verbs_null_errno(EOPNOTSUPP);
+}
+
+IBV_EXPORT void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	/* ibv_import_dm() never hands one out, so there is nothing to free. */
+}

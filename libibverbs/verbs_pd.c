@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Protection domains, including PDs imported from another process. */
+#include <stdlib.h>
+
+#include "ibverbs.h"
+
+IBV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
+{
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	if (!verbs_ops(ctx)->alloc_pd)
+		return verbs_null_errno(EOPNOTSUPP);
+	return verbs_ops(ctx)->alloc_pd(ctx);
+}
+
+IBV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	if (!pd || !pd->context)
+		return EINVAL;
+	/*
+	 * In a fork child the provider frees only its user-space copy: the
+	 * PD belongs to the parent.
+	 */
+	return verbs_ops(pd->context)->dealloc_pd(pd);
+}
+
+IBV_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *ctx,
+					uint32_t pd_handle)
+{
+	struct verbs_pd *vpd;
+
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	/*
+	 * The handle is valid on the shared command FD as it is; nothing
+	 * needs to be asked of the kernel.
+	 */
+	vpd = calloc(1, sizeof(*vpd));
+	if (!vpd)
+		return verbs_null_errno(ENOMEM);
+	vpd->pd.context = ctx;
+	vpd->pd.handle = pd_handle;
+	return &vpd->pd;
+}
+
+IBV_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	free(pd);
+}

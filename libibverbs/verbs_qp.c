@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs: creation, state changes, multicast membership and ECE.
+ * Posting is a data-path verb, inline in verbs.h and served by the
+ * provider directly.
+ */
+#include "ibverbs.h"
+
+static struct verbs_qp *to_vqp(struct ibv_qp *qp)
+{
+	return (struct verbs_qp *)qp;
+}
+
+/* Check a QP and return the errno an int verb on it must return. */
+static int check_qp(struct ibv_qp *qp)
+{
+	if (!qp)
+		return EINVAL;
+	return verbs_check_ctx(qp->context);
+}
+
+static bool cq_belongs(struct ibv_cq *cq, struct ibv_context *ctx)
+{
+	return !cq || cq->context == ctx;
+}
+
+IBV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+					struct ibv_qp_init_attr *attr)
+{
+	struct ibv_context *ctx;
+	struct ibv_qp *qp;
+
+	if (verbs_refuse_pd(pd))
+		return NULL;
+	ctx = pd->context;
+	if (!attr || !cq_belongs(attr->send_cq, ctx) ||
+	    !cq_belongs(attr->recv_cq, ctx))
+		return verbs_null_errno(EINVAL);
+	if (!verbs_ops(ctx)->create_qp)
+		return verbs_null_errno(EOPNOTSUPP);
+
+	qp = verbs_ops(ctx)->create_qp(pd, attr);
+	if (qp)
+		qp->qp_context = attr->qp_context;
+	return qp;
+}
+
+struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *qp;
+
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	if (!attr || !cq_belongs(attr->send_cq, ctx) ||
+	    !cq_belongs(attr->recv_cq, ctx))
+		return verbs_null_errno(EINVAL);
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) &&
+	    (!attr->pd || attr->pd->context != ctx))
+		return verbs_null_errno(EINVAL);
+
+	qp = verbs_ops(ctx)->create_qp_ex(ctx, attr);
+	if (!qp)
+		return NULL;
+	qp->qp_context = attr->qp_context;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		to_vqp(qp)->comp_mask |= VERBS_QP_EX;
+	return qp;
+}
+
+IBV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	if (qp && (to_vqp(qp)->comp_mask & VERBS_QP_EX))
+		return &to_vqp(qp)->qp_ex;
+	return NULL;
+}
+
+IBV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			    int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	int err = check_qp(qp);
+
+	if (err)
+		return err;
+	if (!attr || !init_attr)
+		return EINVAL;
+	if (!verbs_ops(qp->context)->query_qp)
+		return EOPNOTSUPP;
+	err = verbs_ops(qp->context)->query_qp(qp, attr, attr_mask, init_attr);
+	if (!err && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return err;
+}
+
+IBV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			     int attr_mask)
+{
+	int err = check_qp(qp);
+
+	if (err)
+		return err;
+	if (!attr || !attr_mask)
+		return EINVAL;
+	err = verbs_ops(qp->context)->modify_qp(qp, attr, attr_mask);
+	if (!err && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return err;
+}
+
+IBV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	if (!qp || !qp->context)
+		return EINVAL;
+	/* In a fork child the provider frees only its user-space copy. */
+	return verbs_ops(qp->context)->destroy_qp(qp);
+}
+
+IBV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
+					  enum ibv_wr_opcode op,
+					  uint32_t flags)
+{
+	/* No built-in provider promises in-order data placement. */
+	return 0;
+}
+
+/* Attach or detach: the same checks, one of two provider ops. */
+static int mcast_membership(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid, bool attach)
+{
+	const struct verbs_ops *ops;
+	int err = check_qp(qp);
+
+	if (err)
+		return err;
+	if (!gid)
+		return EINVAL;
+	ops = verbs_ops(qp->context);
+	if (attach)
+		return ops->attach_mcast ? ops->attach_mcast(qp, gid, lid) :
+					   EOPNOTSUPP;
+	return ops->detach_mcast ? ops->detach_mcast(qp, gid, lid) :
+				   EOPNOTSUPP;
+}
+
+IBV_EXPORT int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				uint16_t lid)
+{
+	return mcast_membership(qp, gid, lid, true);
+}
+
+IBV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+				uint16_t lid)
+{
+	return mcast_membership(qp, gid, lid, false);
+}
+
+IBV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	int err = check_qp(qp);
+
+	if (err)
+		return err;
+	if (!ece)
+		return EINVAL;
+	if (!verbs_ops(qp->context)->query_ece)
+		return EOPNOTSUPP;
+	return verbs_ops(qp->context)->query_ece(qp, ece);
+}
+
+IBV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	int err = check_qp(qp);
+
+	if (err)
+		return err;
+	if (!ece)
+		return EINVAL;
+	/*
+	 * No vendor means no ECE to set: librdmacm passes what the peer
+	 * sent and counts on EOPNOTSUPP, as upstream returns, to go on.
+	 */
+	if (!ece->vendor_id || !verbs_ops(qp->context)->set_ece)
+		return EOPNOTSUPP;
+	return verbs_ops(qp->context)->set_ece(qp, ece);
+}

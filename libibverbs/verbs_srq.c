@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues.  Posting is a data-path verb, inline in verbs.h
+ * and served by the provider directly.
+ */
+#include "ibverbs.h"
+
+static int check_srq(struct ibv_srq *srq)
+{
+	if (!srq)
+		return EINVAL;
+	return verbs_check_ctx(srq->context);
+}
+
+IBV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
+					  struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq *srq;
+
+	if (verbs_refuse_pd(pd))
+		return NULL;
+	if (!attr)
+		return verbs_null_errno(EINVAL);
+	if (!verbs_ops(pd->context)->create_srq)
+		return verbs_null_errno(EOPNOTSUPP);
+
+	srq = verbs_ops(pd->context)->create_srq(pd, attr);
+	if (srq)
+		srq->srq_context = attr->srq_context;
+	return srq;
+}
+
+struct ibv_srq *verbs_create_srq_ex(struct ibv_context *ctx,
+				    struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq *srq;
+
+	if (verbs_refuse_ctx(ctx))
+		return NULL;
+	if (!attr)
+		return verbs_null_errno(EINVAL);
+
+	srq = verbs_ops(ctx)->create_srq_ex(ctx, attr);
+	if (srq)
+		srq->srq_context = attr->srq_context;
+	return srq;
+}
+
+int verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	int err = check_srq(srq);
+
+	if (err)
+		return err;
+	if (!srq_num)
+		return EINVAL;
+	return verbs_ops(srq->context)->get_srq_num(srq, srq_num);
+}
+
+IBV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			      int attr_mask)
+{
+	int err = check_srq(srq);
+
+	if (err)
+		return err;
+	if (!attr || !attr_mask ||
+	    (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
+		return EINVAL;
+	if (!verbs_ops(srq->context)->modify_srq)
+		return EOPNOTSUPP;
+	return verbs_ops(srq->context)->modify_srq(srq, attr, attr_mask);
+}
+
+IBV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	int err = check_srq(srq);
+
+	if (err)
+		return err;
+	if (!attr)
+		return EINVAL;
+	if (!verbs_ops(srq->context)->query_srq)
+		return EOPNOTSUPP;
+	return verbs_ops(srq->context)->query_srq(srq, attr);
+}
+
+IBV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
+{
+	if (!srq || !srq->context)
+		return EINVAL;
+	/* In a fork child the provider frees only its user-space copy. */
+	return verbs_ops(srq->context)->destroy_srq(srq);
+}

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues.  The kernel produces struct ib_uverbs_wc entries into
+ * the mapped ring; we consume them without a system call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rxe.h"
+
+/* What the extended polling API can report (ibv_create_cq_ex). */
+#define RXE_SUPPORTED_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+
+/*
+ * The kernel writes its own enum ib_wc_flags into the CQE, and two of its
+ * bits differ from enum ibv_wc_flags: "with invalidate" is bit 2 there and
+ * bit 3 here, "IP checksum OK" the other way round.
+ */
+enum {
+	RXE_KWC_GRH		= 1 << 0,
+	RXE_KWC_WITH_IMM	= 1 << 1,
+	RXE_KWC_WITH_INV	= 1 << 2,
+	RXE_KWC_IP_CSUM_OK	= 1 << 3,
+};
+
+static unsigned int rxe_wc_flags(uint32_t kflags)
+{
+	unsigned int flags = 0;
+
+	if (kflags & RXE_KWC_GRH)
+		flags |= IBV_WC_GRH;
+	if (kflags & RXE_KWC_WITH_IMM)
+		flags |= IBV_WC_WITH_IMM;
+	if (kflags & RXE_KWC_WITH_INV)
+		flags |= IBV_WC_WITH_INV;
+	if (kflags & RXE_KWC_IP_CSUM_OK)
+		flags |= IBV_WC_IP_CSUM_OK;
+	return flags;
+}
+
+static void rxe_copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->imm_data = cqe->ex.imm_data;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = rxe_wc_flags(cqe->wc_flags);
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	uint32_t cons, prod;
+	int n;
+
+	if (rxe_inherited(ibcq->context)) {
+		errno = EPERM;
+		return -EPERM;
+	}
+
+	pthread_mutex_lock(&cq->lock);
+	cons = rxe_ring_own_consumer(&cq->ring);
+	prod = rxe_ring_peer_producer(&cq->ring);
+	for (n = 0; n < num_entries && cons != prod; n++) {
+		rxe_copy_wc(&wc[n], rxe_ring_elem(&cq->ring, cons));
+		cons = rxe_ring_next(&cq->ring, cons);
+	}
+	/* Hand the slots back only once the entries are copied out. */
+	if (n)
+		rxe_ring_publish_consumer(&cq->ring, cons);
+	pthread_mutex_unlock(&cq->lock);
+	return n;
+}
+
+int rxe_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	if (rxe_inherited(ibcq->context))
+		return EPERM;
+	return vcmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/* Extended polling */
+
+/* Load the entry at the consumer index into the public fields, if any. */
+static int rxe_cq_load(struct rxe_cq *cq)
+{
+	uint32_t cons = rxe_ring_own_consumer(&cq->ring);
+
+	if (cons == rxe_ring_peer_producer(&cq->ring)) {
+		cq->cur = NULL;
+		return ENOENT;
+	}
+	cq->cur = rxe_ring_elem(&cq->ring, cons);
+	cq->cur_index = cons;
+	cq->vcq.cq_ex.wr_id = cq->cur->wr_id;
+	cq->vcq.cq_ex.status = cq->cur->status;
+	return 0;
+}
+
+static void rxe_cq_consume(struct rxe_cq *cq)
+{
+	if (!cq->cur)
+		return;
+	rxe_ring_publish_consumer(&cq->ring,
+				  rxe_ring_next(&cq->ring, cq->cur_index));
+	cq->cur = NULL;
+}
+
+static int rxe_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct rxe_cq *cq = to_rcq_ex(ibcq);
+	int err;
+
+	if (rxe_inherited(ibcq->context))
+		return EPERM;
+	if (attr->comp_mask)
+		return EINVAL;
+
+	pthread_mutex_lock(&cq->lock);
+	err = rxe_cq_load(cq);
+	/* No end_poll follows a failed start_poll. */
+	if (err)
+		pthread_mutex_unlock(&cq->lock);
+	return err;
+}
+
+static int rxe_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct rxe_cq *cq = to_rcq_ex(ibcq);
+
+	rxe_cq_consume(cq);
+	return rxe_cq_load(cq);
+}
+
+static void rxe_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct rxe_cq *cq = to_rcq_ex(ibcq);
+
+	rxe_cq_consume(cq);
+	pthread_mutex_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode rxe_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->opcode;
+}
+
+static uint32_t rxe_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->vendor_err;
+}
+
+static uint32_t rxe_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->byte_len;
+}
+
+static __be32 rxe_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->ex.imm_data;
+}
+
+static uint32_t rxe_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->qp_num;
+}
+
+static uint32_t rxe_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->src_qp;
+}
+
+static unsigned int rxe_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return rxe_wc_flags(to_rcq_ex(ibcq)->cur->wc_flags);
+}
+
+static uint32_t rxe_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->slid;
+}
+
+static uint8_t rxe_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->sl;
+}
+
+static uint8_t rxe_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return to_rcq_ex(ibcq)->cur->dlid_path_bits;
+}
+
+static void rxe_cq_ex_setup(struct rxe_cq *cq)
+{
+	struct ibv_cq_ex *cx = &cq->vcq.cq_ex;
+
+	cx->start_poll = rxe_start_poll;
+	cx->next_poll = rxe_next_poll;
+	cx->end_poll = rxe_end_poll;
+	cx->read_opcode = rxe_read_opcode;
+	cx->read_vendor_err = rxe_read_vendor_err;
+	cx->read_byte_len = rxe_read_byte_len;
+	cx->read_imm_data = rxe_read_imm_data;
+	cx->read_qp_num = rxe_read_qp_num;
+	cx->read_src_qp = rxe_read_src_qp;
+	cx->read_wc_flags = rxe_read_wc_flags;
+	cx->read_slid = rxe_read_slid;
+	cx->read_sl = rxe_read_sl;
+	cx->read_dlid_path_bits = rxe_read_dlid_path_bits;
+}
+
+/* Creation and teardown */
+
+static struct rxe_cq *rxe_cq_alloc(void)
+{
+	struct rxe_cq *cq;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	pthread_mutex_init(&cq->lock, NULL);
+	return cq;
+}
+
+static void rxe_cq_free(struct rxe_cq *cq)
+{
+	pthread_mutex_destroy(&cq->lock);
+	free(cq);
+}
+
+/* After the kernel created the CQ: map its ring, or undo the creation. */
+static int rxe_cq_map(struct rxe_cq *cq, const struct rxe_create_cq_resp *resp)
+{
+	int err;
+
+	err = rxe_ring_map(&cq->ring, cq->vcq.cq.context->cmd_fd, &resp->mi);
+	if (err)
+		vcmd_destroy_cq(&cq->vcq.cq);
+	return err;
+}
+
+struct ibv_cq *rxe_create_cq(struct ibv_context *ctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct rxe_create_cq_resp resp = {};
+	struct vcmd_udata udata = {
+		.out = &resp,
+		.out_len = sizeof(resp),
+	};
+	struct rxe_cq *cq;
+	int err;
+
+	cq = rxe_cq_alloc();
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = vcmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
+			     &udata);
+	if (!err)
+		err = rxe_cq_map(cq, &resp);
+	if (err) {
+		rxe_cq_free(cq);
+		errno = err;
+		return NULL;
+	}
+	rxe_cq_ex_setup(cq);
+	return &cq->vcq.cq;
+}
+
+static int rxe_check_cq_attr(const struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr->wc_flags & ~(uint64_t)RXE_SUPPORTED_WC_FLAGS)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct rxe_create_cq_resp resp = {};
+	struct vcmd_udata udata = {
+		.out = &resp,
+		.out_len = sizeof(resp),
+	};
+	struct ibv_cq_init_attr_ex kattr;
+	struct rxe_cq *cq;
+	int err;
+
+	err = rxe_check_cq_attr(attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	/*
+	 * Single-threaded use is a promise to us, not to the kernel (which
+	 * refuses every flag); the lock stays, uncontended it is cheap.
+	 */
+	kattr = *attr;
+	kattr.comp_mask = 0;
+	kattr.flags = 0;
+
+	cq = rxe_cq_alloc();
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = vcmd_create_cq_ex(ctx, &kattr, &cq->vcq, &udata);
+	if (!err)
+		err = rxe_cq_map(cq, &resp);
+	if (err) {
+		rxe_cq_free(cq);
+		errno = err;
+		return NULL;
+	}
+	rxe_cq_ex_setup(cq);
+	return &cq->vcq.cq_ex;
+}
+
+/*
+ * The kernel copies the pending entries into a new ring and hands us its
+ * mapping; the lock keeps pollers off both rings meanwhile.
+ */
+int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	struct rxe_resize_cq_resp resp = {};
+	struct vcmd_udata udata = {
+		.out = &resp,
+		.out_len = sizeof(resp),
+	};
+	struct rxe_ring ring;
+	int err;
+
+	pthread_mutex_lock(&cq->lock);
+	err = vcmd_resize_cq(ibcq, cqe, &udata);
+	if (err)
+		goto out;
+	err = rxe_ring_map(&ring, ibcq->context->cmd_fd, &resp.mi);
+	if (err)
+		goto out;
+	rxe_ring_unmap(&cq->ring);
+	cq->ring = ring;
+out:
+	pthread_mutex_unlock(&cq->lock);
+	return err;
+}
+
+int rxe_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct rxe_cq *cq = to_rcq(ibcq);
+	int err;
+
+	if (!rxe_destroy_in_child(ibcq->context)) {
+		err = vcmd_destroy_cq(ibcq);
+		if (err)
+			return err;
+	}
+	rxe_ring_unmap(&cq->ring);
+	rxe_cq_free(cq);
+	return 0;
+}

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Check the dynamic symbols of a libibverbs.so.1 against the ABI lists.
+
+  * every name@VERSION of the public list is exported, as the default
+    version (name@@VERSION);
+  * nothing else is exported: no other symbol, no other version of a
+    listed symbol, no unversioned symbol (the version nodes' own ABS
+    symbols, which some linkers emit, are fine);
+  * every name@VERSION a known client binds to is exported;
+  * the version nodes exist and chain as upstream's do;
+  * the SONAME is libibverbs.so.1.
+
+--upstream relaxes the "nothing else" rule the way rdma-core's own library
+needs it (non-default compat versions and extra IBVERBS_PRIVATE_* symbols
+are tolerated), so the checker itself can be validated on Debian's
+library.  --selftest-map builds a stub library from the version script
+and the public list and checks that, before the real library exists.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PUBLIC_CHAIN = ["IBVERBS_1.0", "IBVERBS_1.1", "IBVERBS_1.5", "IBVERBS_1.6",
+                "IBVERBS_1.7", "IBVERBS_1.8", "IBVERBS_1.9", "IBVERBS_1.10",
+                "IBVERBS_1.11", "IBVERBS_1.12", "IBVERBS_1.13",
+                "IBVERBS_1.14"]
+PRIVATE_NODE = "IBVERBS_PRIVATE_34"
+SONAME = "libibverbs.so.1"
+
+
+def readelf(tool, args, lib):
+    p = subprocess.run([tool] + args + [lib], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode:
+        sys.exit("%s %s %s failed:\n%s" % (tool, " ".join(args), lib,
+                                           p.stderr))
+    return p.stdout
+
+
+def load_list(path):
+    out = set()
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                if "@" not in line:
+                    sys.exit("%s: bad entry %r (want name@VERSION)"
+                             % (path, line))
+                out.add(line)
+    return out
+
+
+SYM = re.compile(r"^\s*\d+:\s+[0-9a-fA-F]+\s+\d+\s+(\w+)\s+(\w+)\s+(\w+)"
+                 r"\s+(\w+)\s+(\S+)(?:\s+\(\d+\))?\s*$")
+
+
+def dynamic_symbols(tool, lib):
+    """Returns (default, nondefault, unversioned) sets of defined exports."""
+    default, nondefault, unversioned = set(), set(), set()
+    for line in readelf(tool, ["--dyn-syms", "-W"], lib).splitlines():
+        m = SYM.match(line)
+        if not m:
+            continue
+        typ, bind, vis, ndx, name = m.groups()
+        if ndx == "UND" or bind not in ("GLOBAL", "WEAK", "GNU_UNIQUE"):
+            continue
+        if vis not in ("DEFAULT", "PROTECTED"):
+            continue
+        if "@@" in name:
+            default.add(name.replace("@@", "@", 1))
+        elif "@" in name:
+            nondefault.add(name)
+        else:
+            unversioned.add((name, typ, ndx))
+    return default, nondefault, unversioned
+
+
+VERDEF = re.compile(r"Flags: (\S+)\s+Index: (\d+)\s+Cnt: (\d+)\s+Name: (\S+)")
+PARENT = re.compile(r"Parent \d+: (\S+)")
+
+
+def version_definitions(tool, lib):
+    """Returns {node: [parents]} from .gnu.version_d (base entry dropped)."""
+    text = readelf(tool, ["-V", "-W"], lib)
+    nodes, cur, in_d = {}, None, False
+    for line in text.splitlines():
+        if "'.gnu.version_d'" in line:
+            in_d = True
+            continue
+        if in_d and line.startswith("Version ") and "version_d" not in line:
+            break
+        if not in_d:
+            continue
+        m = VERDEF.search(line)
+        if m:
+            flags, _, _, name = m.groups()
+            cur = None if "BASE" in flags else name
+            if cur:
+                nodes[cur] = []
+            continue
+        m = PARENT.search(line)
+        if m and cur:
+            nodes[cur].append(m.group(1))
+    return nodes
+
+
+def soname(tool, lib):
+    m = re.search(r"\(SONAME\)\s+Library soname: \[([^\]]+)\]",
+                  readelf(tool, ["-d", "-W"], lib))
+    return m.group(1) if m else None
+
+
+def check(lib, public, client, tool, upstream):
+    errors = []
+    default, nondefault, unversioned = dynamic_symbols(tool, lib)
+    nodes = version_definitions(tool, lib)
+
+    missing = sorted(public - default)
+    extra = sorted(default - public)
+    if upstream:
+        extra = [s for s in extra
+                 if not s.split("@", 1)[1].startswith("IBVERBS_PRIVATE_")]
+    if missing or extra:
+        errors.append("default-version exports differ from the public "
+                      "list (- expected, missing; + exported, unexpected):")
+        for s in missing:
+            errors.append("  -%s" % s)
+        for s in extra:
+            errors.append("  +%s" % s)
+
+    if nondefault and not upstream:
+        errors.append("non-default (name@VERSION) exports, not allowed:")
+        for s in sorted(nondefault):
+            errors.append("  +%s" % s)
+
+    odd = sorted(n for n, typ, ndx in unversioned
+                 if not (n in nodes and ndx == "ABS"))
+    if odd:
+        errors.append("unversioned exports (not covered by the version "
+                      "script):")
+        for n in odd:
+            errors.append("  +%s" % n)
+
+    unresolved = sorted(client - default - nondefault)
+    if unresolved:
+        errors.append("symbols clients bind to that are not exported:")
+        for s in unresolved:
+            errors.append("  -%s" % s)
+
+    want = {PUBLIC_CHAIN[0]: []}
+    for prev, node in zip(PUBLIC_CHAIN, PUBLIC_CHAIN[1:]):
+        want[node] = [prev]
+    want[PRIVATE_NODE] = []
+    bad_nodes = []
+    for node, parents in want.items():
+        if node not in nodes:
+            bad_nodes.append("  -%s (node missing)" % node)
+        elif nodes[node] != parents:
+            bad_nodes.append("  %s: parents %s, expected %s"
+                             % (node, nodes[node] or "none",
+                                parents or "none"))
+    for node in sorted(set(nodes) - set(want)):
+        if not (upstream and node.startswith("IBVERBS_PRIVATE_")):
+            bad_nodes.append("  +%s (unexpected node)" % node)
+    if bad_nodes:
+        errors.append("version definitions differ:")
+        errors.extend(bad_nodes)
+
+    so = soname(tool, lib)
+    if so != SONAME:
+        errors.append("SONAME is %s, expected %s" % (so, SONAME))
+
+    return errors, len(default), len(nodes)
+
+
+def selftest_map(mapfile, public, cc, workdir):
+    """Links stubs for every public symbol with the version script."""
+    src = os.path.join(workdir, "stubs.c")
+    lib = os.path.join(workdir, SONAME)
+    with open(src, "w") as f:
+        for n in sorted(set(s.split("@", 1)[0] for s in public)):
+            f.write("void %s(void);\nvoid %s(void) {}\n" % (n, n))
+        # Must stay hidden behind "local: *".
+        f.write("void not_exported_helper(void);\n"
+                "void not_exported_helper(void) {}\n")
+    cmd = [cc, "-shared", "-fPIC", "-o", lib, src,
+           "-Wl,-soname," + SONAME, "-Wl,--version-script=" + mapfile,
+           "-Wl,--no-undefined-version"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    if p.returncode:
+        sys.exit("linking the stub library with %s failed:\n%s"
+                 % (mapfile, p.stderr))
+    return lib
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lib", help="the library to check")
+    ap.add_argument("--public", required=True)
+    ap.add_argument("--client", required=True)
+    ap.add_argument("--readelf", default="readelf")
+    ap.add_argument("--upstream", action="store_true",
+                    help="tolerate rdma-core's compat/private extras")
+    ap.add_argument("--selftest-map", metavar="MAP",
+                    help="check a stub library linked with this script")
+    ap.add_argument("--cc", default="cc")
+    args = ap.parse_args()
+
+    public = load_list(args.public)
+    client = load_list(args.client)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.selftest_map:
+            lib = selftest_map(args.selftest_map, public, args.cc, tmp)
+        elif args.lib:
+            lib = args.lib
+        else:
+            ap.error("--lib or --selftest-map is required")
+        if not os.path.exists(lib):
+            print("FAIL: %s does not exist (build the ibverbs target)"
+                  % lib)
+            return 1
+        errors, ndefault, nnodes = check(lib, public, client, args.readelf,
+                                         args.upstream)
+
+    print("symbols: %s: %d default-version exports, %d version nodes; "
+          "checked against %d public and %d client entries%s"
+          % (lib if not args.selftest_map else "stub library from " +
+             args.selftest_map, ndefault, nnodes, len(public), len(client),
+             " (upstream mode)" if args.upstream else ""))
+    if errors:
+        print("FAIL:")
+        print("\n".join(errors))
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
