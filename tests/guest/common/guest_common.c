@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Helpers for the in-guest C tests; see guest_common.h. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest_common.h"
+
+static int gc_passed, gc_failed, gc_skipped, gc_count;
+static char gc_libpath[4096];
+
+/* Reporting */
+
+const char *gc_mapped_libibverbs(void)
+{
+	char line[4608];
+	FILE *f;
+
+	if (gc_libpath[0])
+		return gc_libpath;
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return "?";
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p || !strstr(p, "/libibverbs.so"))
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(gc_libpath, sizeof(gc_libpath), "%s", p);
+		break;
+	}
+	fclose(f);
+	return gc_libpath[0] ? gc_libpath : "?";
+}
+
+void gc_start(const char *test_name)
+{
+	const char *want = getenv("GC_EXPECT_LIB");
+	const char *lib = gc_mapped_libibverbs();
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# %s: libibverbs mapped from %s\n", test_name, lib);
+	if (want && *want)
+		gc_ok(strstr(lib, want) != NULL, "mapped library matches %s",
+		      want);
+}
+
+static void gc_vline(bool cond, const char *fmt, va_list ap)
+{
+	printf("%s %d - ", cond ? "ok" : "not ok", ++gc_count);
+	vprintf(fmt, ap);
+	putchar('\n');
+}
+
+bool gc_ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gc_vline(cond, fmt, ap);
+	va_end(ap);
+	if (cond)
+		gc_passed++;
+	else
+		gc_failed++;
+	return cond;
+}
+
+bool gc_system_lib(void)
+{
+	return !strncmp(gc_mapped_libibverbs(), "/usr/lib", 8) ||
+	       !strncmp(gc_mapped_libibverbs(), "/lib", 4);
+}
+
+bool gc_known_bug(bool cond, const char *bug, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (cond || !gc_system_lib()) {
+		gc_vline(cond, fmt, ap);
+		if (cond)
+			gc_passed++;
+		else
+			gc_failed++;
+	} else {
+		printf("not ok %d - ", ++gc_count);
+		vprintf(fmt, ap);
+		printf(" # TODO %s\n", bug);
+		gc_skipped++;
+	}
+	va_end(ap);
+	return cond;
+}
+
+void gc_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	gc_skipped++;
+	printf("ok %d - # SKIP ", ++gc_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+void gc_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+int gc_finish(void)
+{
+	if (gc_skipped)
+		printf("%d passed, %d failed, %d skipped\n", gc_passed,
+		       gc_failed, gc_skipped);
+	else
+		printf("%d passed, %d failed\n", gc_passed, gc_failed);
+	return gc_failed || !gc_passed ? 1 : 0;
+}
+
+const char *gc_status_str(enum ibv_wc_status status)
+{
+	return ibv_wc_status_str(status);
+}
+
+/* Devices */
+
+int gc_find_gid(struct ibv_context *ctx, uint8_t port, const char *ipv4,
+		union ibv_gid *gid)
+{
+	struct ibv_port_attr pattr;
+	union ibv_gid want = {}, g;
+	int i;
+
+	if (inet_pton(AF_INET, ipv4, &want.raw[12]) != 1)
+		return -1;
+	want.raw[10] = 0xff;
+	want.raw[11] = 0xff;
+	if (ibv_query_port(ctx, port, &pattr))
+		return -1;
+	for (i = 0; i < pattr.gid_tbl_len; i++) {
+		if (ibv_query_gid(ctx, port, i, &g))
+			continue;
+		if (!memcmp(&g, &want, sizeof(g))) {
+			if (gid)
+				*gid = g;
+			return i;
+		}
+	}
+	return -1;
+}
+
+static struct ibv_context *gc_open_by_name(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+int gc_dev_open(struct gc_dev *dev, int which)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->name = which ? "rxe1" : "rxe0";
+	dev->ip = which ? "198.18.0.2" : "198.18.0.1";
+	dev->ctx = gc_open_by_name(dev->name);
+	if (!dev->ctx) {
+		gc_diag("cannot open %s: %s", dev->name, strerror(errno));
+		return -1;
+	}
+	dev->gid_index = gc_find_gid(dev->ctx, GC_PORT, dev->ip, &dev->gid);
+	if (dev->gid_index < 0) {
+		gc_diag("no GID ::ffff:%s on %s", dev->ip, dev->name);
+		goto err;
+	}
+	dev->pd = ibv_alloc_pd(dev->ctx);
+	if (!dev->pd) {
+		gc_diag("ibv_alloc_pd on %s: %s", dev->name, strerror(errno));
+		goto err;
+	}
+	return 0;
+err:
+	ibv_close_device(dev->ctx);
+	dev->ctx = NULL;
+	return -1;
+}
+
+void gc_dev_close(struct gc_dev *dev)
+{
+	if (dev->pd)
+		ibv_dealloc_pd(dev->pd);
+	if (dev->ctx)
+		ibv_close_device(dev->ctx);
+	memset(dev, 0, sizeof(*dev));
+}
+
+/* Memory */
+
+void gc_fill(void *p, size_t len, uint8_t seed)
+{
+	uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (uint8_t)(seed + i * 7 + (i >> 8));
+}
+
+int gc_buf_alloc(struct gc_buf *buf, struct ibv_pd *pd, size_t len,
+		 int access, uint8_t seed)
+{
+	size_t pg = sysconf(_SC_PAGESIZE);
+	size_t alloc = (len + pg - 1) / pg * pg;
+
+	memset(buf, 0, sizeof(*buf));
+	if (posix_memalign((void **)&buf->addr, pg, alloc ? alloc : pg))
+		return -1;
+	buf->len = len;
+	gc_fill(buf->addr, len, seed);
+	buf->mr = ibv_reg_mr(pd, buf->addr, len, access);
+	if (!buf->mr) {
+		gc_diag("ibv_reg_mr(%zu): %s", len, strerror(errno));
+		free(buf->addr);
+		buf->addr = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void gc_buf_free(struct gc_buf *buf)
+{
+	if (buf->mr)
+		ibv_dereg_mr(buf->mr);
+	free(buf->addr);
+	memset(buf, 0, sizeof(*buf));
+}
+
+/* Queue pairs */
+
+struct ibv_qp *gc_create_qp(struct gc_dev *dev, struct ibv_cq *cq,
+			    enum ibv_qp_type type,
+			    const struct gc_qp_caps *caps)
+{
+	static const struct gc_qp_caps defaults;
+	struct ibv_qp_init_attr attr = {};
+	struct ibv_qp *qp;
+
+	if (!caps)
+		caps = &defaults;
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	attr.srq = caps->srq;
+	attr.qp_type = type;
+	attr.sq_sig_all = caps->sq_sig_all;
+	attr.cap.max_send_wr = caps->max_send_wr ? caps->max_send_wr : 64;
+	attr.cap.max_recv_wr = caps->max_recv_wr ? caps->max_recv_wr : 64;
+	attr.cap.max_send_sge = caps->max_send_sge ? caps->max_send_sge : 4;
+	attr.cap.max_recv_sge = caps->max_recv_sge ? caps->max_recv_sge : 4;
+	attr.cap.max_inline_data = caps->max_inline_data;
+	qp = ibv_create_qp(dev->pd, &attr);
+	if (!qp)
+		gc_diag("ibv_create_qp on %s: %s", dev->name, strerror(errno));
+	return qp;
+}
+
+int gc_qp_init(struct ibv_qp *qp, int access)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = GC_PORT,
+		.qp_access_flags = access,
+		.qkey = GC_QKEY,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+	return ibv_modify_qp(qp, &attr, mask);
+}
+
+static int gc_qp_rtr(struct ibv_qp *qp, struct gc_dev *local,
+		     struct ibv_qp *remote_qp, struct gc_dev *remote)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_1024,
+		.dest_qp_num = remote_qp->qp_num,
+		.rq_psn = 0,
+		.max_dest_rd_atomic = 4,
+		.min_rnr_timer = 1,
+		.ah_attr = {
+			.is_global = 1,
+			.port_num = GC_PORT,
+			.grh = {
+				.dgid = remote->gid,
+				.sgid_index = local->gid_index,
+				.hop_limit = 64,
+			},
+		},
+	};
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+
+	if (qp->qp_type == IBV_QPT_RC)
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	return ibv_modify_qp(qp, &attr, mask);
+}
+
+static int gc_qp_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_RTS,
+		.sq_psn = 0,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.max_rd_atomic = 4,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+
+	if (qp->qp_type == IBV_QPT_RC)
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	return ibv_modify_qp(qp, &attr, mask);
+}
+
+int gc_connect(struct ibv_qp *a, struct gc_dev *da, struct ibv_qp *b,
+	       struct gc_dev *db)
+{
+	int err;
+
+	if ((err = gc_qp_init(a, GC_ACCESS_ALL)) ||
+	    (err = gc_qp_init(b, GC_ACCESS_ALL)) ||
+	    (err = gc_qp_rtr(a, da, b, db)) ||
+	    (err = gc_qp_rtr(b, db, a, da)) ||
+	    (err = gc_qp_rts(a)) || (err = gc_qp_rts(b))) {
+		gc_diag("connecting QPs: %s", strerror(err));
+		return err;
+	}
+	return 0;
+}
+
+int gc_ud_ready(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTR };
+	int err;
+
+	err = gc_qp_init(qp, 0);
+	if (!err)
+		err = ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+	if (!err)
+		err = gc_qp_rts(qp);
+	if (err)
+		gc_diag("UD QP to RTS: %s", strerror(err));
+	return err;
+}
+
+struct ibv_ah *gc_create_ah(struct gc_dev *from, struct gc_dev *to)
+{
+	struct ibv_ah_attr attr = {
+		.is_global = 1,
+		.port_num = GC_PORT,
+		.grh = {
+			.dgid = to->gid,
+			.sgid_index = from->gid_index,
+			.hop_limit = 64,
+		},
+	};
+	struct ibv_ah *ah = ibv_create_ah(from->pd, &attr);
+
+	if (!ah)
+		gc_diag("ibv_create_ah %s -> %s: %s", from->name, to->name,
+			strerror(errno));
+	return ah;
+}
+
+/* Completions */
+
+static long gc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms)
+{
+	long deadline = gc_now_ms() + timeout_ms;
+	unsigned int idle = 0;
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0) {
+			gc_diag("ibv_poll_cq returned %d", r);
+			return -1;
+		}
+		got += r;
+		if (r) {
+			idle = 0;
+			continue;
+		}
+		/* The guest may have few CPUs: let the kernel side run. */
+		if (++idle > 100)
+			usleep(200);
+		if (gc_now_ms() > deadline)
+			break;
+	}
+	return got;
+}
+
+int gc_post_recv(struct ibv_qp *qp, struct gc_buf *buf, size_t off,
+		 uint32_t len, uint64_t wr_id)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(buf->addr + off),
+		.length = len,
+		.lkey = buf->mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+	}, *bad = NULL;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+int gc_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
+		 struct gc_buf *buf, size_t off, uint32_t len, uint64_t wr_id,
+		 unsigned int flags, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(buf->addr + off),
+		.length = len,
+		.lkey = buf->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = op,
+		.send_flags = flags,
+	}, *bad = NULL;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* Pairs */
+
+int gc_pair_open(struct gc_pair *p, enum ibv_qp_type type,
+		 const struct gc_qp_caps *caps)
+{
+	memset(p, 0, sizeof(*p));
+	if (gc_dev_open(&p->a, 0) || gc_dev_open(&p->b, 1))
+		goto err;
+	p->cq_a = ibv_create_cq(p->a.ctx, GC_CQ_SIZE, NULL, NULL, 0);
+	p->cq_b = ibv_create_cq(p->b.ctx, GC_CQ_SIZE, NULL, NULL, 0);
+	if (!p->cq_a || !p->cq_b) {
+		gc_diag("ibv_create_cq: %s", strerror(errno));
+		goto err;
+	}
+	if (!type)
+		return 0;
+	p->qp_a = gc_create_qp(&p->a, p->cq_a, type, caps);
+	p->qp_b = gc_create_qp(&p->b, p->cq_b, type, caps);
+	if (!p->qp_a || !p->qp_b)
+		goto err;
+	if (type == IBV_QPT_UD) {
+		if (gc_ud_ready(p->qp_a) || gc_ud_ready(p->qp_b))
+			goto err;
+	} else if (gc_connect(p->qp_a, &p->a, p->qp_b, &p->b)) {
+		goto err;
+	}
+	return 0;
+err:
+	gc_pair_close(p);
+	return -1;
+}
+
+void gc_pair_close(struct gc_pair *p)
+{
+	if (p->qp_a)
+		ibv_destroy_qp(p->qp_a);
+	if (p->qp_b)
+		ibv_destroy_qp(p->qp_b);
+	if (p->cq_a)
+		ibv_destroy_cq(p->cq_a);
+	if (p->cq_b)
+		ibv_destroy_cq(p->cq_b);
+	gc_dev_close(&p->a);
+	gc_dev_close(&p->b);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * guest_common: helpers for the in-guest C tests (static library
+ * `guest_common`, link it together with `ibverbs`).
+ *
+ * The tests run inside the Soft-RoCE guest of tests/vm/run, which has two
+ * rxe devices: rxe0 on veth0 (198.18.0.1) and rxe1 on veth1 (198.18.0.2),
+ * connected to each other.  Only the public verbs API is used here, so the
+ * same test binaries run against this project's libibverbs.so.1 and against
+ * Debian's (LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu): that is how the
+ * tests themselves are proven.
+ *
+ * Reporting (TAP-like, one line per check):
+ *   gc_start("name")   prints which libibverbs.so.1 the process mapped
+ *                      and, if $GC_EXPECT_LIB is set, fails unless the
+ *                      mapped path contains it;
+ *   gc_ok(cond, ...)   prints "ok N - ..." or "not ok N - ...";
+ *   gc_skip(...)       prints "ok N - # SKIP ...";
+ *   gc_known_bug(cond, bug, ...)
+ *                      a check that a known bug of the system's
+ *                      libibverbs/librxe fails: when the mapped library
+ *                      is Debian's and cond is false it prints
+ *                      "not ok N - ... # TODO bug" and counts as skipped;
+ *                      otherwise it is gc_ok();
+ *   gc_finish()        prints "P passed, F failed[, S skipped]" and
+ *                      returns the exit status (0 when nothing failed).
+ *
+ * Devices: gc_dev_open(&dev, 0) opens rxe0 with the GID index of
+ * ::ffff:198.18.0.1 and a PD; gc_dev_open(&dev, 1) the same for rxe1 and
+ * 198.18.0.2.  gc_find_gid() finds the index of any IPv4-mapped GID.
+ *
+ * Queue pairs: gc_create_qp() makes a QP with the given caps on one CQ (or
+ * NULL for defaults), gc_connect() takes two RC or UC QPs through
+ * INIT/RTR/RTS towards each other, gc_ud_ready() a UD QP to RTS with
+ * GC_QKEY, gc_create_ah() an address handle from one device to another.
+ *
+ * Pairs: gc_pair_open() opens rxe0 (side a) and rxe1 (side b) with a CQ
+ * of GC_CQ_SIZE entries each; when @type is not 0 it also creates one QP of
+ * that type on each side and connects them (RC, UC) or readies them (UD).
+ * gc_pair_close() destroys whatever is set, so tests may add their own.
+ *
+ * Memory: gc_buf_alloc() allocates page-aligned memory, fills it with a
+ * pattern and registers it; gc_buf_free() undoes that.
+ *
+ * Completions: gc_poll() waits (busy, then sleeping) up to GC_TIMEOUT_MS
+ * for n completions and returns how many arrived, or -1 on a poll error.
+ */
+#ifndef GUEST_COMMON_H
+#define GUEST_COMMON_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GC_PORT		1
+#define GC_QKEY		0x11111111
+#define GC_TIMEOUT_MS	20000
+#define GC_CQ_SIZE	512
+
+/* Every remote access right, for buffers the peer reads or writes. */
+#define GC_ACCESS_ALL	(IBV_ACCESS_LOCAL_WRITE | \
+			 IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
+struct gc_dev {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	union ibv_gid gid;
+	int gid_index;
+	const char *name;
+	const char *ip;
+};
+
+struct gc_buf {
+	uint8_t *addr;
+	size_t len;
+	struct ibv_mr *mr;
+};
+
+/* Queue sizes for gc_create_qp(); zero fields take the defaults. */
+struct gc_qp_caps {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+	struct ibv_srq *srq;
+	int sq_sig_all;
+};
+
+struct gc_pair {
+	struct gc_dev a, b;
+	struct ibv_cq *cq_a, *cq_b;
+	struct ibv_qp *qp_a, *qp_b;
+};
+
+/* Reporting */
+void gc_start(const char *test_name);
+bool gc_ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void gc_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool gc_known_bug(bool cond, const char *bug, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* True when the mapped libibverbs.so.1 is the system's (/usr/lib...). */
+bool gc_system_lib(void);
+void gc_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int gc_finish(void);
+/* The path of the libibverbs.so.1 mapped into this process, or "?". */
+const char *gc_mapped_libibverbs(void);
+
+/* Devices */
+int gc_find_gid(struct ibv_context *ctx, uint8_t port, const char *ipv4,
+		union ibv_gid *gid);
+int gc_dev_open(struct gc_dev *dev, int which);
+void gc_dev_close(struct gc_dev *dev);
+
+/* Memory */
+int gc_buf_alloc(struct gc_buf *buf, struct ibv_pd *pd, size_t len,
+		 int access, uint8_t seed);
+void gc_buf_free(struct gc_buf *buf);
+void gc_fill(void *p, size_t len, uint8_t seed);
+
+/* Queue pairs */
+struct ibv_qp *gc_create_qp(struct gc_dev *dev, struct ibv_cq *cq,
+			    enum ibv_qp_type type,
+			    const struct gc_qp_caps *caps);
+int gc_qp_init(struct ibv_qp *qp, int access);
+int gc_connect(struct ibv_qp *a, struct gc_dev *da, struct ibv_qp *b,
+	       struct gc_dev *db);
+int gc_ud_ready(struct ibv_qp *qp);
+struct ibv_ah *gc_create_ah(struct gc_dev *from, struct gc_dev *to);
+
+int gc_pair_open(struct gc_pair *p, enum ibv_qp_type type,
+		 const struct gc_qp_caps *caps);
+void gc_pair_close(struct gc_pair *p);
+
+/* Completions */
+int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms);
+
+/* Posting shorthands: one SGE, 0 or an errno. */
+int gc_post_recv(struct ibv_qp *qp, struct gc_buf *buf, size_t off,
+		 uint32_t len, uint64_t wr_id);
+int gc_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
+		 struct gc_buf *buf, size_t off, uint32_t len, uint64_t wr_id,
+		 unsigned int flags, uint64_t raddr, uint32_t rkey);
+
+const char *gc_status_str(enum ibv_wc_status status);
+
+#endif /* GUEST_COMMON_H */
