@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The child guard: a fork child cannot use, or harm, the verbs objects it
+ * inherited.
+ *
+ * In the child every verb on an inherited object fails with EPERM at once,
+ * and cleanup (dereg, destroy, dealloc, close) returns 0 but reaches no
+ * kernel object.  The parent then proves that nothing of it was touched:
+ * its QP and MRs still move data, and no completion of the child's
+ * attempts ever shows up on its CQs.  The child meanwhile opens the
+ * devices afresh and does RDMA of its own.
+ *
+ * Upstream libibverbs has no such guard: this test is expected to fail
+ * against it (ctest label "guard").
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fork_util.h"
+
+#define LEN 4096
+#define CHILD_WR_ID 0xc41dc41dULL
+
+struct parent_objs {
+	struct gc_pair p;
+	struct gc_buf a, b;
+	void *map_a, *map_b;
+	struct ibv_comp_channel *channel;
+	struct ibv_cq *ev_cq;
+	struct ibv_srq *srq;
+	struct ibv_qp *ud;
+	struct ibv_ah *ah;
+	struct ibv_mw *mw;
+};
+
+static int reg(struct gc_buf *buf, void **map, struct ibv_pd *pd)
+{
+	*map = fu_map(LEN);
+	if (!*map)
+		return -1;
+	buf->addr = *map;
+	buf->len = LEN;
+	buf->mr = ibv_reg_mr(pd, buf->addr, LEN, GC_ACCESS_ALL);
+	return buf->mr ? 0 : -1;
+}
+
+static int setup(struct parent_objs *o)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 8,
+						     .max_sge = 1 } };
+	struct gc_qp_caps caps = { .max_send_wr = 16, .max_recv_wr = 16 };
+	int flags;
+
+	memset(o, 0, sizeof(*o));
+	if (gc_pair_open(&o->p, IBV_QPT_RC, &caps) ||
+	    reg(&o->a, &o->map_a, o->p.a.pd) ||
+	    reg(&o->b, &o->map_b, o->p.b.pd))
+		return -1;
+	o->channel = ibv_create_comp_channel(o->p.a.ctx);
+	if (!o->channel)
+		return -1;
+	/*
+	 * Non-blocking, so that a library without the guard makes the
+	 * child's ibv_get_cq_event() fail instead of hang.
+	 */
+	flags = fcntl(o->channel->fd, F_GETFL);
+	fcntl(o->channel->fd, F_SETFL, flags | O_NONBLOCK);
+	o->ev_cq = ibv_create_cq(o->p.a.ctx, 4, NULL, o->channel, 0);
+	o->srq = ibv_create_srq(o->p.a.pd, &sattr);
+	o->ud = gc_create_qp(&o->p.a, o->p.cq_a, IBV_QPT_UD, NULL);
+	o->ah = gc_create_ah(&o->p.a, &o->p.b);
+	/* Memory windows are optional for a device; rxe has them. */
+	o->mw = ibv_alloc_mw(o->p.a.pd, IBV_MW_TYPE_1);
+	return o->ev_cq && o->srq && o->ud && o->ah ? 0 : -1;
+}
+
+/* An int verb: must return EPERM. */
+static void want_eperm(int ret, const char *verb)
+{
+	gc_ok(ret == EPERM, "child: %s on inherited object -> EPERM (%d: %s)",
+	      verb, ret, strerror(ret));
+}
+
+/* A constructor: must return NULL with errno EPERM. */
+static void want_null_eperm(void *obj, const char *verb)
+{
+	int err = errno;
+
+	gc_ok(!obj && err == EPERM,
+	      "child: %s on inherited object -> NULL/EPERM (%s)", verb,
+	      obj ? "got an object" : strerror(err));
+}
+
+static void child_data_path(struct parent_objs *o)
+{
+	struct ibv_sge sge = { (uintptr_t)o->a.addr, 64, o->a.mr->lkey };
+	struct ibv_send_wr swr = { .wr_id = CHILD_WR_ID, .sg_list = &sge,
+				   .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				   .send_flags = IBV_SEND_SIGNALED },
+			   *sbad = NULL;
+	struct ibv_recv_wr rwr = { .wr_id = CHILD_WR_ID, .sg_list = &sge,
+				   .num_sge = 1 }, *rbad = NULL;
+	struct ibv_wc wc;
+	int ret;
+
+	swr.wr.rdma.remote_addr = (uintptr_t)o->b.addr;
+	swr.wr.rdma.rkey = o->b.mr->rkey;
+	ret = ibv_post_send(o->p.qp_a, &swr, &sbad);
+	want_eperm(ret, "ibv_post_send");
+	gc_ok(sbad == &swr, "child: ibv_post_send sets *bad_wr to the first");
+	ret = ibv_post_recv(o->p.qp_b, &rwr, &rbad);
+	want_eperm(ret, "ibv_post_recv");
+	gc_ok(rbad == &rwr, "child: ibv_post_recv sets *bad_wr to the first");
+	rbad = NULL;
+	want_eperm(ibv_post_srq_recv(o->srq, &rwr, &rbad),
+		   "ibv_post_srq_recv");
+	ret = ibv_poll_cq(o->p.cq_a, 1, &wc);
+	gc_ok(ret < 0, "child: ibv_poll_cq on inherited CQ -> %d (< 0)", ret);
+	want_eperm(ibv_req_notify_cq(o->ev_cq, 0), "ibv_req_notify_cq");
+}
+
+static void child_control_path(struct parent_objs *o)
+{
+	struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_init_attr qinit;
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	struct ibv_srq_attr sattr = { .srq_limit = 1 };
+	struct ibv_qp_init_attr init = { .send_cq = o->p.cq_a,
+					 .recv_cq = o->p.cq_a,
+					 .qp_type = IBV_QPT_RC,
+					 .cap = { 1, 1, 1, 1, 0 } };
+	struct ibv_cq *cq;
+	void *cq_ctx;
+	char scratch[64];
+	int ret;
+
+	want_null_eperm(ibv_alloc_pd(o->p.a.ctx), "ibv_alloc_pd");
+	want_null_eperm(ibv_reg_mr(o->p.a.pd, scratch, sizeof(scratch),
+				   IBV_ACCESS_LOCAL_WRITE), "ibv_reg_mr");
+	want_null_eperm(ibv_create_cq(o->p.a.ctx, 4, NULL, NULL, 0),
+			"ibv_create_cq");
+	want_null_eperm(ibv_create_qp(o->p.a.pd, &init), "ibv_create_qp");
+	want_null_eperm(ibv_create_comp_channel(o->p.a.ctx),
+			"ibv_create_comp_channel");
+	want_null_eperm(ibv_alloc_mw(o->p.a.pd, IBV_MW_TYPE_2),
+			"ibv_alloc_mw");
+	want_eperm(ibv_modify_qp(o->p.qp_a, &qattr, IBV_QP_STATE),
+		   "ibv_modify_qp");
+	want_eperm(ibv_query_qp(o->p.qp_a, &qattr, IBV_QP_STATE, &qinit),
+		   "ibv_query_qp");
+	want_eperm(ibv_query_device(o->p.a.ctx, &dattr), "ibv_query_device");
+	want_eperm(ibv_query_port(o->p.a.ctx, 1, &pattr), "ibv_query_port");
+	want_eperm(ibv_modify_srq(o->srq, &sattr, IBV_SRQ_LIMIT),
+		   "ibv_modify_srq");
+	want_eperm(ibv_query_srq(o->srq, &sattr), "ibv_query_srq");
+	want_eperm(ibv_resize_cq(o->p.cq_a, 64), "ibv_resize_cq");
+	ret = ibv_get_cq_event(o->channel, &cq, &cq_ctx);
+	gc_ok(ret == -1 && errno == EPERM,
+	      "child: ibv_get_cq_event on inherited channel -> -1/EPERM (%s)",
+	      strerror(errno));
+}
+
+/* Cleanup in the child: 0, and (checked by the parent) harmless. */
+static void child_cleanup(struct parent_objs *o)
+{
+	if (o->mw)
+		gc_ok(ibv_dealloc_mw(o->mw) == 0, "child: ibv_dealloc_mw -> 0");
+	gc_ok(ibv_destroy_ah(o->ah) == 0, "child: ibv_destroy_ah -> 0");
+	gc_ok(ibv_destroy_qp(o->ud) == 0, "child: ibv_destroy_qp (UD) -> 0");
+	gc_ok(ibv_destroy_srq(o->srq) == 0, "child: ibv_destroy_srq -> 0");
+	gc_ok(ibv_destroy_cq(o->ev_cq) == 0, "child: ibv_destroy_cq -> 0");
+	gc_ok(ibv_destroy_comp_channel(o->channel) == 0,
+	      "child: ibv_destroy_comp_channel -> 0");
+	gc_ok(ibv_dereg_mr(o->a.mr) == 0, "child: ibv_dereg_mr -> 0");
+	gc_ok(ibv_dereg_mr(o->b.mr) == 0, "child: ibv_dereg_mr -> 0");
+	gc_ok(ibv_destroy_qp(o->p.qp_a) == 0, "child: ibv_destroy_qp -> 0");
+	gc_ok(ibv_destroy_qp(o->p.qp_b) == 0, "child: ibv_destroy_qp -> 0");
+	gc_ok(ibv_destroy_cq(o->p.cq_a) == 0, "child: ibv_destroy_cq -> 0");
+	gc_ok(ibv_destroy_cq(o->p.cq_b) == 0, "child: ibv_destroy_cq -> 0");
+	gc_ok(ibv_dealloc_pd(o->p.a.pd) == 0, "child: ibv_dealloc_pd -> 0");
+	gc_ok(ibv_dealloc_pd(o->p.b.pd) == 0, "child: ibv_dealloc_pd -> 0");
+	gc_ok(ibv_close_device(o->p.a.ctx) == 0,
+	      "child: ibv_close_device -> 0");
+	gc_ok(ibv_close_device(o->p.b.ctx) == 0,
+	      "child: ibv_close_device -> 0");
+}
+
+/* The child's own objects work like any process's. */
+static void child_own_rdma(void)
+{
+	struct gc_pair p;
+	struct gc_buf a, b;
+	struct ibv_wc wc;
+	bool ok;
+
+	if (!gc_ok(!gc_pair_open(&p, IBV_QPT_RC, NULL),
+		   "child: opens rxe0 and rxe1 afresh"))
+		return;
+	ok = !gc_buf_alloc(&a, p.a.pd, LEN, GC_ACCESS_ALL, 7) &&
+	     !gc_buf_alloc(&b, p.b.pd, LEN, GC_ACCESS_ALL, 8) &&
+	     !gc_post_send(p.qp_a, IBV_WR_RDMA_WRITE, &a, 0, LEN, 5,
+			   IBV_SEND_SIGNALED, (uintptr_t)b.addr, b.mr->rkey) &&
+	     gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
+	     wc.status == IBV_WC_SUCCESS && !memcmp(a.addr, b.addr, LEN);
+	gc_ok(ok, "child: RDMA WRITE on its own QP and MRs");
+	gc_buf_free(&a);
+	gc_buf_free(&b);
+	gc_pair_close(&p);
+}
+
+static int child(struct parent_objs *o)
+{
+	child_data_path(o);
+	child_control_path(o);
+	child_cleanup(o);
+	child_own_rdma();
+	return gc_finish();
+}
+
+/* The parent's RDMA after the child: same QP, same MRs, checked. */
+static void parent_after(struct parent_objs *o, const char *when)
+{
+	struct ibv_wc wc[4];
+	int n, i;
+	bool stray = false;
+
+	gc_fill(o->a.addr, LEN, 0x33);
+	n = gc_post_send(o->p.qp_a, IBV_WR_RDMA_WRITE, &o->a, 0, LEN, 9,
+			 IBV_SEND_SIGNALED, (uintptr_t)o->b.addr,
+			 o->b.mr->rkey);
+	gc_ok(!n, "parent %s: ibv_post_send on its QP", when);
+	n = gc_poll(o->p.cq_a, 1, wc, GC_TIMEOUT_MS);
+	gc_ok(n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 9,
+	      "parent %s: its RDMA WRITE completes (wr_id %llu, %s)", when,
+	      n == 1 ? (unsigned long long)wc[0].wr_id : 0ULL,
+	      n == 1 ? ibv_wc_status_str(wc[0].status) : "no completion");
+	gc_ok(!memcmp(o->a.addr, o->b.addr, LEN),
+	      "parent %s: bytes arrived in its MR", when);
+
+	/* Anything else on the CQs would be the child's doing. */
+	n = ibv_poll_cq(o->p.cq_a, 4, wc);
+	for (i = 0; i < n; i++)
+		stray |= wc[i].wr_id == CHILD_WR_ID;
+	n = ibv_poll_cq(o->p.cq_b, 4, wc);
+	for (i = 0; i < n; i++)
+		stray |= wc[i].wr_id == CHILD_WR_ID;
+	gc_ok(!stray, "parent %s: no completion of the child's requests",
+	      when);
+}
+
+int main(void)
+{
+	struct parent_objs o;
+	struct ibv_mr *mr;
+	pid_t pid;
+	int status;
+
+	if (!fu_start("fork_child_guard"))
+		return gc_finish();
+	if (!gc_ok(!setup(&o), "parent: set up QPs, MRs, SRQ, AH, channel"))
+		return gc_finish();
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(child(&o));
+	status = fu_wait(pid);
+	gc_ok(status == 0, "child: every check passed (exit %d)", status);
+
+	parent_after(&o, "after child");
+	mr = ibv_reg_mr(o.p.a.pd, o.a.addr, LEN, IBV_ACCESS_LOCAL_WRITE);
+	gc_ok(mr != NULL, "parent: its PD still registers memory (%s)",
+	      mr ? "ok" : strerror(errno));
+	if (mr)
+		ibv_dereg_mr(mr);
+	gc_ok(!ibv_req_notify_cq(o.ev_cq, 0),
+	      "parent: its channel CQ can still be armed");
+
+	if (o.mw)
+		ibv_dealloc_mw(o.mw);
+	ibv_destroy_ah(o.ah);
+	ibv_destroy_qp(o.ud);
+	ibv_destroy_srq(o.srq);
+	ibv_destroy_cq(o.ev_cq);
+	ibv_destroy_comp_channel(o.channel);
+	ibv_dereg_mr(o.a.mr);
+	ibv_dereg_mr(o.b.mr);
+	fu_unmap(o.map_a, LEN);
+	fu_unmap(o.map_b, LEN);
+	gc_pair_close(&o.p);
+	return gc_finish();
+}

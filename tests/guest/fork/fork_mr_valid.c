@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The parent's MRs stay valid across fork().
+ *
+ * MRs of several shapes are registered on rxe0 (side a) and rxe1 (side b),
+ * then the process forks.  While the child lives, and again after it has
+ * exited, the parent writes new bytes into its memory and the device moves
+ * them: RDMA WRITE from a's MR into b's, RDMA READ back into a's, and
+ * SEND/RECV -- every byte checked.  Had the parent lost a page to the
+ * child's copy-on-write, the device would move stale bytes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fork_util.h"
+
+#define HUGE_SIZE (2UL << 20)
+
+struct region {
+	const char *what;
+	size_t map_len;
+	size_t offset;	/* where the MR starts inside the mapping */
+	size_t len;	/* MR length */
+	bool huge;
+	uint8_t *map[2];
+	struct gc_buf buf[2];	/* side a and side b */
+};
+
+static struct region regions[] = {
+	{ .what = "sub-page, unaligned", .map_len = 4096, .offset = 13,
+	  .len = 100 },
+	{ .what = "unaligned, spanning pages", .map_len = 4 * 4096,
+	  .offset = 1000, .len = 3 * 4096 + 100 },
+	{ .what = "multi-page, aligned", .map_len = 16 * 4096, .len = 16 * 4096 },
+	{ .what = "2 MiB huge page", .map_len = HUGE_SIZE, .len = HUGE_SIZE,
+	  .huge = true },
+};
+
+#define NREGIONS (sizeof(regions) / sizeof(regions[0]))
+
+/* Ask the guest kernel for huge pages if it has none reserved. */
+static void reserve_huge_pages(void)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r+");
+	int n = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &n) == 1 && n < 4) {
+		rewind(f);
+		fprintf(f, "4\n");
+	}
+	fclose(f);
+}
+
+static uint8_t *map_region(struct region *r)
+{
+	void *p;
+
+	if (!r->huge)
+		return fu_map(r->map_len);
+	p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int setup_region(struct region *r, struct gc_pair *p)
+{
+	struct gc_dev *dev[2] = { &p->a, &p->b };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		r->map[i] = map_region(r);
+		if (!r->map[i])
+			return -1;
+		r->buf[i].addr = r->map[i] + r->offset;
+		r->buf[i].len = r->len;
+		gc_fill(r->buf[i].addr, r->len, (uint8_t)i);
+		r->buf[i].mr = ibv_reg_mr(dev[i]->pd, r->buf[i].addr, r->len,
+					  GC_ACCESS_ALL);
+		if (!r->buf[i].mr)
+			return -1;
+	}
+	return 0;
+}
+
+static void teardown_region(struct region *r)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (r->buf[i].mr)
+			ibv_dereg_mr(r->buf[i].mr);
+		if (r->map[i])
+			munmap(r->map[i], r->map_len);
+	}
+}
+
+/* One signaled op on qp and its completion on cq. */
+static bool complete(struct ibv_cq *cq, uint64_t wr_id)
+{
+	struct ibv_wc wc;
+
+	return gc_poll(cq, 1, &wc, GC_TIMEOUT_MS) == 1 &&
+	       wc.status == IBV_WC_SUCCESS && wc.wr_id == wr_id;
+}
+
+static bool rdma_write(struct gc_pair *p, struct region *r)
+{
+	struct gc_buf *a = &r->buf[0], *b = &r->buf[1];
+
+	return !gc_post_send(p->qp_a, IBV_WR_RDMA_WRITE, a, 0, r->len, 1,
+			     IBV_SEND_SIGNALED, (uintptr_t)b->addr,
+			     b->mr->rkey) &&
+	       complete(p->cq_a, 1) && !memcmp(a->addr, b->addr, r->len);
+}
+
+static bool rdma_read(struct gc_pair *p, struct region *r)
+{
+	struct gc_buf *a = &r->buf[0], *b = &r->buf[1];
+
+	return !gc_post_send(p->qp_a, IBV_WR_RDMA_READ, a, 0, r->len, 2,
+			     IBV_SEND_SIGNALED, (uintptr_t)b->addr,
+			     b->mr->rkey) &&
+	       complete(p->cq_a, 2) && !memcmp(a->addr, b->addr, r->len);
+}
+
+static bool send_recv(struct gc_pair *p, struct region *r)
+{
+	struct gc_buf *a = &r->buf[0], *b = &r->buf[1];
+
+	return !gc_post_recv(p->qp_b, b, 0, r->len, 3) &&
+	       !gc_post_send(p->qp_a, IBV_WR_SEND, a, 0, r->len, 4,
+			     IBV_SEND_SIGNALED, 0, 0) &&
+	       complete(p->cq_a, 4) && complete(p->cq_b, 3) &&
+	       !memcmp(a->addr, b->addr, r->len);
+}
+
+/* New bytes from the parent, moved every way, checked byte for byte. */
+static void traffic(struct gc_pair *p, const char *when, uint8_t seed)
+{
+	struct region *r;
+	size_t i;
+
+	for (i = 0; i < NREGIONS; i++) {
+		r = &regions[i];
+		if (!r->buf[0].mr)
+			continue;
+		gc_fill(r->buf[0].addr, r->len, seed);
+		gc_ok(rdma_write(p, r), "%s: RDMA WRITE from parent MR (%s)",
+		      when, r->what);
+		gc_fill(r->buf[1].addr, r->len, seed + 1);
+		gc_ok(rdma_read(p, r), "%s: RDMA READ into parent MR (%s)",
+		      when, r->what);
+		gc_fill(r->buf[0].addr, r->len, seed + 2);
+		gc_ok(send_recv(p, r), "%s: SEND/RECV from parent MR (%s)",
+		      when, r->what);
+	}
+}
+
+int main(void)
+{
+	struct gc_qp_caps caps = { .max_send_wr = 16, .max_recv_wr = 16 };
+	struct gc_pair p;
+	int go[2], status;
+	size_t i;
+	pid_t pid;
+	char c;
+
+	if (!fu_start("fork_mr_valid"))
+		return gc_finish();
+	reserve_huge_pages();
+	if (!gc_ok(!gc_pair_open(&p, IBV_QPT_RC, &caps), "RC pair rxe0-rxe1"))
+		return gc_finish();
+	for (i = 0; i < NREGIONS; i++) {
+		if (setup_region(&regions[i], &p)) {
+			if (regions[i].huge) {
+				gc_skip("no huge page in this guest");
+				teardown_region(&regions[i]);
+				memset(regions[i].buf, 0,
+				       sizeof(regions[i].buf));
+				continue;
+			}
+			gc_ok(false, "register %s: %s", regions[i].what,
+			      strerror(errno));
+		}
+	}
+	traffic(&p, "before fork", 10);
+
+	if (pipe(go))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		/* The child only waits: it is there to share the pages. */
+		close(go[1]);
+		if (read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	traffic(&p, "child alive", 20);
+	close(go[1]);
+	status = fu_wait(pid);
+	gc_ok(status == 0, "child exited cleanly (%d)", status);
+	traffic(&p, "child gone", 30);
+
+	/* A second generation: a child of a parent that forked before. */
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	gc_ok(fu_wait(pid) == 0, "second child exited cleanly");
+	traffic(&p, "after second fork", 40);
+
+	for (i = 0; i < NREGIONS; i++)
+		teardown_region(&regions[i]);
+	gc_pair_close(&p);
+	return gc_finish();
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "fork_util.h"
+
+bool fu_legacy_mode(void)
+{
+	const char *v = getenv("RDMAV_COPY_ON_FORK");
+
+	return v && !strcmp(v, "0");
+}
+
+bool fu_start(const char *name)
+{
+	int err;
+
+	gc_start(name);
+	gc_diag("mode: %s", fu_legacy_mode() ?
+				"legacy (RDMAV_COPY_ON_FORK=0, ibv_fork_init)" :
+				"default");
+	if (!fu_legacy_mode())
+		return true;
+	err = ibv_fork_init();
+	return gc_ok(!err, "ibv_fork_init: %s", strerror(err));
+}
+
+void *fu_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void fu_unmap(void *addr, size_t len)
+{
+	if (addr)
+		munmap(addr, len);
+}
+
+/*
+ * Walk smaps; for the mapping containing @addr (or every mapping when
+ * @addr is NULL) report whether VmFlags has "dc".
+ */
+static int scan_smaps(const void *addr, int *count)
+{
+	uintptr_t a = (uintptr_t)addr, lo, hi;
+	bool in_target = false;
+	int found = -1;
+	char line[512];
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	*count = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in_target = !addr || (a >= lo && a < hi);
+			continue;
+		}
+		if (!in_target || strncmp(line, "VmFlags:", 8))
+			continue;
+		if (strstr(line, " dc"))
+			(*count)++;
+		if (addr)
+			found = strstr(line, " dc") ? 1 : 0;
+	}
+	fclose(f);
+	return found;
+}
+
+int fu_page_dontfork(const void *addr)
+{
+	int count;
+
+	return scan_smaps(addr, &count);
+}
+
+int fu_count_dontfork_vmas(void)
+{
+	int count = 0;
+
+	scan_smaps(NULL, &count);
+	return count;
+}
+
+int fu_rdma_system_copy_on_fork(void)
+{
+	char line[256];
+	int on = -1;
+	FILE *p = popen("rdma system show 2>/dev/null", "r");
+
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		if (strstr(line, "copy-on-fork on"))
+			on = 1;
+		else if (strstr(line, "copy-on-fork off") && on < 0)
+			on = 0;
+	}
+	pclose(p);
+	/* Kernels before 5.13 print no copy-on-fork at all. */
+	return on < 0 ? 0 : on;
+}
+
+int fu_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}

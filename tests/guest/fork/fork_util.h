@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Helpers of the in-guest fork tests, on top of guest_common.
+ *
+ * Every fork test runs in two modes, chosen by the environment ctest sets:
+ * the default, where the kernel copies DMA-pinned pages on fork, and the
+ * legacy mode (RDMAV_COPY_ON_FORK=0), where the test calls ibv_fork_init()
+ * first and registered memory is kept out of children by MADV_DONTFORK.
+ *
+ * Memory under test is mapped with mmap() of its own, never taken from the
+ * heap: in legacy mode registered pages vanish from a child, and heap
+ * pages would take malloc's bookkeeping with them.
+ */
+#ifndef FORK_UTIL_H
+#define FORK_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "guest_common.h"
+
+/* True when ctest asked for legacy mode (RDMAV_COPY_ON_FORK=0). */
+bool fu_legacy_mode(void);
+
+/* gc_start() plus ibv_fork_init() in legacy mode; false on failure. */
+bool fu_start(const char *name);
+
+/* An anonymous private mapping of @len bytes (page multiple), or NULL. */
+void *fu_map(size_t len);
+void fu_unmap(void *addr, size_t len);
+
+/*
+ * Whether the page at @addr carries VmFlags "dc" (MADV_DONTFORK) in
+ * /proc/self/smaps: 1 yes, 0 no, -1 not mapped.
+ */
+int fu_page_dontfork(const void *addr);
+/* Number of mappings in /proc/self/smaps with "dc" set. */
+int fu_count_dontfork_vmas(void);
+
+/* "copy-on-fork on" in `rdma system show`: 1, 0, or -1 if it failed. */
+int fu_rdma_system_copy_on_fork(void);
+
+/* Wait for @pid; its exit status, 128 + signal, or -1. */
+int fu_wait(pid_t pid);
+
+#endif /* FORK_UTIL_H */

@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""One fork scenario with Debian's pyverbs, run as its own process.
+
+test_fork.py runs this script in a fresh interpreter because the scenario
+forks: the child must end the way a real program's child does (sys.exit,
+so pyverbs' destructors run on every inherited object), which cannot
+happen inside pytest's own process.
+
+It prints one JSON object on stdout: what the parent and the child saw.
+Usage: fork_scenario.py DEVICE passive|active
+
+A passive child touches nothing it inherited and leaves with os._exit();
+an active child tries the inherited PD, MR and QP, uses a context of its
+own, then leaves with sys.exit().
+"""
+import json
+import os
+import sys
+import time
+
+import pyverbs.enums as e
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.fork import is_fork_initialized
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, SendWR
+
+SIZE = 4096
+POLL_TIMEOUT = 10
+ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+          e.IBV_ACCESS_REMOTE_READ)
+
+
+def mapped_libibverbs():
+    with open('/proc/self/maps') as maps:
+        for line in maps:
+            if 'libibverbs.so.1' in line:
+                return os.path.realpath(line.split()[-1])
+    return None
+
+
+def ipv4_gid_index(ctx):
+    """The RoCE v2 GID holding the device's IPv4 address."""
+    for idx in range(ctx.query_port(1).gid_tbl_len):
+        try:
+            gid = ctx.query_gid(1, idx)
+        except PyverbsRDMAError:
+            continue
+        if str(gid).startswith('0000:0000:0000:0000:0000:ffff'):
+            return idx
+    raise RuntimeError('no IPv4 GID on port 1')
+
+
+class Loopback:
+    """Two RC QPs on one device, connected to each other, and two MRs."""
+
+    def __init__(self, name):
+        self.ctx = Context(name=name)
+        self.gid_index = ipv4_gid_index(self.ctx)
+        self.pd = PD(self.ctx)
+        self.cq = CQ(self.ctx, 32)
+        cap = QPCap(max_send_wr=8, max_recv_wr=8)
+        init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
+                          cap=cap)
+        self.qps = [QP(self.pd, init), QP(self.pd, init)]
+        self.mrs = [MR(self.pd, SIZE, ACCESS), MR(self.pd, SIZE, ACCESS)]
+        gid = self.ctx.query_gid(1, self.gid_index)
+        for qp, peer in zip(self.qps, reversed(self.qps)):
+            attr = QPAttr(qp_state=e.IBV_QPS_INIT)
+            attr.qp_access_flags = ACCESS
+            attr.path_mtu = e.IBV_MTU_1024
+            attr.dest_qp_num = peer.qp_num
+            attr.max_dest_rd_atomic = 1
+            attr.max_rd_atomic = 1
+            attr.min_rnr_timer = 12
+            attr.timeout = 14
+            attr.retry_cnt = 7
+            attr.rnr_retry = 7
+            gr = GlobalRoute(dgid=gid, sgid_index=self.gid_index)
+            attr.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
+            qp.to_rts(attr)
+
+    def rdma(self, opcode, local, remote):
+        sge = SGE(local.buf, SIZE, local.lkey)
+        wr = SendWR(opcode=opcode, num_sge=1, sg=[sge],
+                    send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_rdma(remote.rkey, remote.buf)
+        self.qps[0].post_send(wr)
+        # Bounded: with a library that lets a child destroy the parent's
+        # objects, the completion never comes.
+        deadline = time.monotonic() + POLL_TIMEOUT
+        while time.monotonic() < deadline:
+            n, wcs = self.cq.poll()
+            if n:
+                return wcs[0].status == e.IBV_WC_SUCCESS
+        return False
+
+    def traffic(self, seed):
+        """Write new bytes, RDMA WRITE them across and READ them back."""
+        data = bytes((i * 13 + seed) % 256 for i in range(SIZE))
+        try:
+            self.mrs[0].write(data, SIZE)
+            if not self.rdma(e.IBV_WR_RDMA_WRITE, self.mrs[0], self.mrs[1]):
+                return False
+            if self.mrs[1].read(SIZE, 0) != data:
+                return False
+            self.mrs[0].write(bytes(SIZE), SIZE)
+            if not self.rdma(e.IBV_WR_RDMA_READ, self.mrs[0], self.mrs[1]):
+                return False
+            return self.mrs[0].read(SIZE, 0) == data
+        except PyverbsRDMAError:
+            return False
+
+
+def attempt(fn):
+    """Run fn; the errno it raised, or 0."""
+    try:
+        fn()
+        return 0
+    except PyverbsRDMAError as err:
+        return err.error_code
+
+
+def child_tries(lb):
+    """What the child gets from the inherited PD, MR and QP."""
+    sge = SGE(lb.mrs[0].buf, 1, lb.mrs[0].lkey)
+    wr = SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge])
+    return {
+        'post_send': attempt(lambda: lb.qps[0].post_send(wr)),
+        'reg_mr': attempt(lambda: MR(lb.pd, SIZE, ACCESS)),
+        'query_qp': attempt(lambda: lb.qps[0].query(e.IBV_QP_STATE)),
+        'alloc_pd': attempt(lambda: PD(lb.ctx)),
+    }
+
+
+def run_child(lb, report_fd, go_fd, name, active):
+    report = {}
+    if active:
+        report = child_tries(lb)
+        own = Loopback(name)
+        report['own_traffic'] = own.traffic(99)
+    os.write(report_fd, json.dumps(report).encode())
+    os.close(report_fd)
+    # Live until the parent has moved data while we exist.
+    os.read(go_fd, 1)
+    if not active:
+        os._exit(0)
+    # A normal exit: pyverbs' destructors close every inherited object.
+    sys.exit(0)
+
+
+def main():
+    name = sys.argv[1]
+    active = sys.argv[2] == 'active'
+    result = {'library': mapped_libibverbs(),
+              'fork_status': int(is_fork_initialized())}
+    lb = Loopback(name)
+    result['before_fork'] = lb.traffic(1)
+    report_r, report_w = os.pipe()
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(report_r)
+        os.close(go_w)
+        run_child(lb, report_w, go_r, name, active)
+    os.close(report_w)
+    os.close(go_r)
+    with os.fdopen(report_r) as pipe:
+        child_report = pipe.read()
+    result['child'] = json.loads(child_report) if child_report else None
+    result['while_child'] = lb.traffic(2)
+    os.close(go_w)
+    _, status = os.waitpid(pid, 0)
+    result['child_exit'] = os.waitstatus_to_exitcode(status)
+    result['after_child'] = lb.traffic(3)
+    result['reg_mr_after_child'] = attempt(lambda: MR(lb.pd, SIZE, ACCESS))
+    print(json.dumps(result))
+
+
+if __name__ == '__main__':
+    main()

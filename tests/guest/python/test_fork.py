@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Fork support through Debian's pyverbs: status, traffic, the child guard.
+
+Runs against the project's library by default, and against Debian's when
+IBV_UNDER_TEST=debian (tests/guest/run-all does both).  Tests of what
+upstream also does must pass on both; tests of guarantees upstream lacks
+are strict xfails on Debian's library, so the run says so and a guard test
+that passed there would turn red.
+"""
+import errno
+import json
+import os
+import subprocess
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEVICE = os.environ.get('IBV_TEST_DEVICE', 'rxe0')
+UPSTREAM = os.environ.get('IBV_UNDER_TEST') == 'debian'
+DEBIAN_LIB = '/usr/lib/x86_64-linux-gnu/libibverbs.so.1'
+
+# enum ibv_fork_status
+DISABLED, ENABLED, UNNEEDED = 0, 1, 2
+
+guarantee = pytest.mark.xfail(
+    UPSTREAM, strict=True,
+    reason="a guarantee upstream libibverbs lacks")
+
+
+def run_python(code_or_script, *args, env=None):
+    """Run /usr/bin/python3 with our environment plus @env; its stdout."""
+    full_env = dict(os.environ, **(env or {}))
+    cmd = ['/usr/bin/python3'] + ([code_or_script] if
+                                 code_or_script.endswith('.py') else
+                                 ['-c', code_or_script]) + list(args)
+    out = subprocess.run(cmd, env=full_env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def check_library(path):
+    """The process that ran the scenario mapped the library under test."""
+    assert path, 'libibverbs.so.1 was not mapped'
+    if UPSTREAM:
+        assert path == os.path.realpath(DEBIAN_LIB)
+    else:
+        assert path != os.path.realpath(DEBIAN_LIB), \
+            'the scenario ran on Debian\'s libibverbs, not the project\'s'
+
+
+_SCENARIOS = {}
+
+
+def run_scenario(kind):
+    """The result of fork_scenario.py KIND, run once for the module.
+
+    Cached by hand, failure included: a scenario that failed or hung must
+    cost its time once, not once per test.
+    """
+    if kind not in _SCENARIOS:
+        try:
+            out = run_python(os.path.join(HERE, 'fork_scenario.py'),
+                             DEVICE, kind)
+            _SCENARIOS[kind] = json.loads(out.strip().splitlines()[-1])
+        except Exception as err:  # reported by every test that needs it
+            _SCENARIOS[kind] = {'error': repr(err)}
+    result = _SCENARIOS[kind]
+    assert 'error' not in result, result.get('error')
+    check_library(result['library'])
+    return result
+
+
+@pytest.fixture
+def passive():
+    """A child that touches nothing it inherited."""
+    return run_scenario('passive')
+
+
+@pytest.fixture
+def scenario():
+    """A child that tries the inherited objects and exits normally."""
+    return run_scenario('active')
+
+
+# The environment takes effect when devices are first listed, as upstream.
+STATUS = """
+import pyverbs.fork as f
+from pyverbs.device import get_device_list
+get_device_list()
+before = f.is_fork_initialized()
+err = 0
+try:
+    f.fork_init()
+except Exception as e:
+    err = getattr(e, 'error_code', -1)
+print(before, err, f.is_fork_initialized())
+"""
+
+
+def status_run(**env):
+    return [int(x) for x in run_python(STATUS, env=env).split()]
+
+
+def test_status_default_is_unneeded_on_a_copying_kernel():
+    # Kernel 6.1 copies DMA-pinned pages at fork and says so over netlink.
+    assert status_run() == [UNNEEDED, 0, UNNEEDED]
+
+
+def test_status_fork_safe_env_on_a_copying_kernel():
+    assert status_run(RDMAV_FORK_SAFE='1') == [UNNEEDED, 0, UNNEEDED]
+
+
+@guarantee
+def test_status_legacy_mode_by_override():
+    # RDMAV_COPY_ON_FORK=0: act as on a kernel that does not copy.
+    assert status_run(RDMAV_COPY_ON_FORK='0') == [DISABLED, 0, ENABLED]
+
+
+@guarantee
+def test_status_legacy_fork_safe_env():
+    assert status_run(RDMAV_COPY_ON_FORK='0', RDMAV_FORK_SAFE='1') == \
+        [ENABLED, 0, ENABLED]
+
+
+def test_rc_traffic_before_fork(passive):
+    assert passive['before_fork']
+
+
+def test_rc_traffic_while_child_lives(passive):
+    assert passive['while_child']
+
+
+def test_rc_traffic_after_child_exits(passive):
+    assert passive['child_exit'] == 0
+    assert passive['after_child']
+    assert passive['reg_mr_after_child'] == 0
+
+
+@guarantee
+def test_rc_traffic_while_active_child_lives(scenario):
+    # Upstream runs the child's refused send at the parent's next doorbell.
+    assert scenario['while_child']
+
+
+def test_child_can_use_its_own_context(scenario):
+    assert scenario['child'] is not None
+    assert scenario['child']['own_traffic']
+
+
+@guarantee
+@pytest.mark.parametrize('verb', ['post_send', 'reg_mr', 'query_qp',
+                                  'alloc_pd'])
+def test_child_refused_on_inherited_objects(scenario, verb):
+    assert scenario['child'][verb] == errno.EPERM
+
+
+@guarantee
+def test_child_exit_leaves_parent_traffic_working(scenario):
+    assert scenario['child_exit'] == 0
+    assert scenario['after_child']
+
+
+@guarantee
+def test_child_exit_leaves_parent_pd_usable(scenario):
+    assert scenario['reg_mr_after_child'] == 0
+
+
+@pytest.mark.skipif(not UPSTREAM, reason='documents upstream behaviour')
+def test_upstream_child_exit_destroys_parent_pd(scenario):
+    # The child's destructors went through the kernel's ioctl path, which
+    # does not check the caller: the parent's PD is gone.
+    assert scenario['reg_mr_after_child'] == errno.ENOENT
