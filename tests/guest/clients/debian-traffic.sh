@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Debian's real data-path clients on the project's library: the ibverbs
+# pingpong programs (RC, UC, UD, SRQ) with the server on rxe0 and the
+# client on rxe1, and librdmacm's rping over 198.18.0.1.  Each must
+# complete its exchange, and server and client alike must have run on the
+# project's libibverbs.so.1 (the loader's trace says which they loaded).
+#
+# usage: debian-traffic.sh PATH/TO/PROJECT/libibverbs.so.1
+set -u
+# shellcheck source=tests/guest/lib/client.sh
+source "$(dirname "$0")/../lib/client.sh"
+client_init "${1:-}"
+
+lib_dir=$(ibv_lib_dir project)
+# GID 1 of each device holds its IPv4 address (tests/vm sets them up).
+gid=1
+
+# pair NAME SERVER_CMD... -- CLIENT_CMD...: server in the background, the
+# client once it listens; both must exit 0 on the project's library.
+pair() {
+	local name=$1 srv=() cli=() srv_pid srv_rc=0 cli_rc=0
+	shift
+	while [[ $1 != -- ]]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	cli=("$@")
+	rm -rf "$client_tmp/$name".*
+	LD_LIBRARY_PATH=$lib_dir trace_run "$client_tmp/$name.srv.ld" \
+		timeout 120 "${srv[@]}" >"$client_tmp/$name.srv.out" 2>&1 &
+	srv_pid=$!
+	# The server needs a moment to listen under emulation.
+	sleep 2
+	LD_LIBRARY_PATH=$lib_dir trace_run "$client_tmp/$name.cli.ld" \
+		timeout 120 "${cli[@]}" >"$client_tmp/$name.cli.out" 2>&1 ||
+		cli_rc=$?
+	wait "$srv_pid" || srv_rc=$?
+	if ((srv_rc == 0 && cli_rc == 0)); then
+		ok "$name: exchange completed ($(grep -m1 -E 'iters|bytes in' \
+			"$client_tmp/$name.cli.out" || echo done))"
+	else
+		not_ok "$name: server exit $srv_rc, client exit $cli_rc"
+		sed 's/^/    server: /' "$client_tmp/$name.srv.out"
+		sed 's/^/    client: /' "$client_tmp/$name.cli.out"
+	fi
+	local verdict side
+	for side in srv cli; do
+		if verdict=$(trace_assert "$client_tmp/$name.$side.ld" project \
+			"$name $side"); then
+			ok "$verdict"
+		else
+			not_ok "$verdict"
+		fi
+	done
+}
+
+for kind in rc uc ud srq; do
+	prog=/usr/bin/ibv_${kind}_pingpong
+	pair "ibv_${kind}_pingpong" "$prog" -d rxe0 -g "$gid" -- \
+		"$prog" -d rxe1 -g "$gid" 198.18.0.1
+done
+
+pair rping rping -s -a 198.18.0.1 -C 10 -- \
+	rping -c -a 198.18.0.1 -I 198.18.0.2 -C 10 -v
+
+client_finish

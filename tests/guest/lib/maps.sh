@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# Which libibverbs.so.1 did a process really run on?  Sourced by the
+# in-guest test scripts (tests/guest/run-all, tests/guest/clients/*).
+#
+# Two ways to find out, both reading what the kernel or the dynamic loader
+# did, never what the environment was meant to cause:
+#
+#  - A process that is still running (a server, or the caller itself):
+#    /proc/PID/maps lists every file it has mapped, by its real path.
+#    maps_assert_pid PID WANT.
+#
+#  - A short-lived client, which is gone before anyone could read its maps:
+#    run it under the dynamic loader's own trace, LD_DEBUG=libs, written to
+#    per-process files (LD_DEBUG_OUTPUT) so the client's stdout and stderr
+#    stay untouched.  glibc's loader logs "calling init: PATH" for every
+#    object it has loaded and is about to initialise, with the path it
+#    opened; nothing is preloaded into the client and nothing of the
+#    client changes.  trace_run DIR CMD..., then trace_assert DIR WANT.
+#    (Every gcc-built shared library has DT_INIT, so the line is always
+#    there; a library that is loaded but never initialised could not run
+#    a single verb anyway.)
+#
+# WANT is "project" (the library of the build under test) or "debian"
+# (/usr/lib/x86_64-linux-gnu/libibverbs.so.1).  Paths are compared after
+# realpath, so the libibverbs.so.1 symlink and its target are one file.
+#
+# The project library is named by IBV_PROJECT_LIB (a path to it or to the
+# directory holding it) or else by IBV_BUILD_DIR/lib/libibverbs.so.1.
+
+IBV_DEBIAN_LIB_DIR=/usr/lib/x86_64-linux-gnu
+
+# Print the real path of the library WANT stands for.
+ibv_lib_path() { # WANT
+	local p
+	case $1 in
+	project)
+		if [[ -n ${IBV_PROJECT_LIB:-} ]]; then
+			p=$IBV_PROJECT_LIB
+			[[ ! -d $p ]] || p=$p/libibverbs.so.1
+		elif [[ -n ${IBV_BUILD_DIR:-} ]]; then
+			p=$IBV_BUILD_DIR/lib/libibverbs.so.1
+		else
+			echo "maps.sh: set IBV_PROJECT_LIB or IBV_BUILD_DIR" >&2
+			return 2
+		fi
+		;;
+	debian) p=$IBV_DEBIAN_LIB_DIR/libibverbs.so.1 ;;
+	*)
+		echo "maps.sh: WANT must be project or debian, not '$1'" >&2
+		return 2
+		;;
+	esac
+	if [[ ! -e $p ]]; then
+		echo "maps.sh: $1 library $p does not exist" >&2
+		return 2
+	fi
+	realpath -e "$p"
+}
+
+# The library's directory, for LD_LIBRARY_PATH.
+ibv_lib_dir() { # WANT
+	local p
+	p=$(ibv_lib_path "$1") || return
+	dirname "$p"
+}
+
+# Check a set of libibverbs paths (one per line on stdin) against WANT.
+# Prints a one-line verdict; returns 0 when exactly WANT was loaded.
+_judge_paths() { # WANT WHAT
+	local want=$1 what=$2 expect other line ok=1 seen=0 real
+	expect=$(ibv_lib_path "$want") || return 2
+	if [[ $want == project ]]; then
+		other=$(ibv_lib_path debian 2>/dev/null) || other=
+	else
+		other=$(ibv_lib_path project 2>/dev/null) || other=
+	fi
+	while IFS= read -r line; do
+		[[ -n $line ]] || continue
+		real=$(realpath -e "$line" 2>/dev/null) || real=$line
+		if [[ $real == "$expect" ]]; then
+			seen=1
+		else
+			ok=0
+			if [[ -n $other && $real == "$other" ]]; then
+				echo "MAPPING: $what loaded the $( [[ $want == project ]] && echo Debian || echo project) library $real instead of $expect"
+			else
+				echo "MAPPING: $what loaded an unexpected $real (want $expect)"
+			fi
+		fi
+	done
+	if ((!seen)); then
+		echo "MAPPING: $what did not load $expect"
+		return 1
+	fi
+	((ok)) || return 1
+	echo "mapping: $what ran on $expect"
+}
+
+# Assert that the running process PID has mapped WANT's library and no
+# other libibverbs.  (Not "self": in a shell that is the reader itself.)
+maps_assert_pid() { # PID WANT
+	local pid=$1 want=$2 maps
+	if ! maps=$(<"/proc/$pid/maps"); then
+		echo "MAPPING: cannot read /proc/$pid/maps"
+		return 1
+	fi
+	awk 'NF >= 6 { n = split($6, p, "/"); if (p[n] ~ /^libibverbs\.so/) print $6 }' \
+		<<<"$maps" | sort -u | _judge_paths "$want" "pid $pid"
+}
+
+# Run CMD ARGS... with the loader's trace going to DIR/ld.PID files.  Its
+# stdout, stderr and exit status are CMD's own.
+trace_run() { # DIR CMD...
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	LD_DEBUG=libs LD_DEBUG_OUTPUT="$dir/ld" "$@"
+}
+
+# The libibverbs paths initialised by the processes traced into DIR, one
+# per process and path, as "PID PATH".  (No process substitution and no
+# loop whose last test decides the status: the guest has no /dev/fd, and
+# callers run with pipefail.)
+trace_loaded() { # DIR
+	local files=("$1"/ld.*)
+	[[ -e ${files[0]} ]] || return 0
+	sed -n 's/^ *\([0-9]*\):[[:space:]]*calling init: \(.*\)$/\1 \2/p' \
+		"${files[@]}" |
+		awk '{ path = $0; sub(/^[0-9]+ /, "", path); n = split(path, p, "/");
+		       if (p[n] ~ /^libibverbs\.so/) print }'
+}
+
+# Assert that every traced process that loaded a libibverbs loaded WANT's
+# and nothing else, and that at least one did.
+trace_assert() { # DIR WANT [WHAT]
+	local dir=$1 want=$2 what=${3:-the traced command}
+	trace_loaded "$dir" | awk '{ $1 = ""; sub(/^ /, ""); print }' |
+		_judge_paths "$want" "$what"
+}
+
+# Assert that no traced process in DIR loaded WANT's library (used to show
+# that a run against one library never touched the other).
+trace_assert_none() { # DIR WANT [WHAT]
+	local dir=$1 want=$2 what=${3:-the traced processes} expect pid path real
+	local bad=0 loaded
+	expect=$(ibv_lib_path "$want") || return 2
+	loaded=$(trace_loaded "$dir")
+	while read -r pid path; do
+		[[ -n $pid ]] || continue
+		real=$(realpath -e "$path" 2>/dev/null) || real=$path
+		if [[ $real == "$expect" ]]; then
+			echo "MAPPING: pid $pid loaded $real"
+			bad=1
+		fi
+	done <<<"$loaded"
+	((!bad)) || return 1
+	echo "mapping: $what: no process loaded $expect"
+}
