@@ -229,7 +229,6 @@ struct verbs_device {
 	/* The kernel's ibdev index from netlink, -1 when unknown. */
 	int kernel_index;
 	uint32_t driver_id;
-	uint64_t node_guid;
 	struct verbs_device *next;
 };
 
