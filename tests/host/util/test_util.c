@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +25,8 @@
 #include <rdma/ib_user_sa.h>
 #include <rdma/ib_user_verbs.h>
 
+#include "tap.h"
+
 /* Exported by libibverbs, declared by no installed header. */
 const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
@@ -38,23 +39,6 @@ void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
 				 struct ib_user_path_rec *src);
 void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
 			       struct ibv_sa_path_rec *src);
-
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 static FILE *open_data(const char *dir, const char *name)
 {
@@ -104,12 +88,12 @@ static void test_strings(const char *dir)
 		total++;
 		if (!got || strcmp(got, want)) {
 			bad++;
-			check(false, "%s(%d) = \"%s\", Debian: \"%s\"", fn, v,
+			CHECK(false, "%s(%d) = \"%s\", Debian: \"%s\"", fn, v,
 			      got ? got : "(null)", want);
 		}
 	}
 	fclose(f);
-	check(total > 100 && !bad, "enum strings: %d values as Debian's",
+	CHECK(total > 100 && !bad, "enum strings: %d values as Debian's",
 	      total);
 }
 
@@ -190,7 +174,7 @@ static void test_rates(const char *dir)
 				want = rate_default[fn];
 			got = call_rate(fn, v);
 			if (got != want && bad++ < 5)
-				check(false, "%s(%d) = %d, Debian: %d",
+				CHECK(false, "%s(%d) = %d, Debian: %d",
 				      rate_fns[fn], v, got, want);
 		}
 		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
@@ -198,12 +182,12 @@ static void test_rates(const char *dir)
 				want = rate_default[fn];
 			got = call_rate(fn, ends[i]);
 			if (got != want && bad++ < 5)
-				check(false, "%s(%d) = %d, Debian: %d",
+				CHECK(false, "%s(%d) = %d, Debian: %d",
 				      rate_fns[fn], ends[i], got, want);
 		}
-		check(!bad, "%s: %d inputs as Debian's", rate_fns[fn], n + 6);
+		CHECK(!bad, "%s: %d inputs as Debian's", rate_fns[fn], n + 6);
 	}
-	check(nfacts == 76, "rate data: %d non-default answers", nfacts);
+	CHECK(nfacts == 76, "rate data: %d non-default answers", nfacts);
 }
 
 /* ---- marshalling ---- */
@@ -255,7 +239,7 @@ static void test_marshall_data(const char *dir)
 		p = strchr(p, ' ');
 		nout = p ? unhex(p + 1, want, sizeof(want)) : -1;
 		if (nin <= 0 || nout <= 0) {
-			check(false, "marshall.txt: bad line for %s", fn);
+			CHECK(false, "marshall.txt: bad line for %s", fn);
 			continue;
 		}
 		memset(got, fill, nout);
@@ -263,11 +247,11 @@ static void test_marshall_data(const char *dir)
 		total++;
 		if (memcmp(got, want, nout)) {
 			bad++;
-			check(false, "%s: output differs from Debian's", fn);
+			CHECK(false, "%s: output differs from Debian's", fn);
 		}
 	}
 	fclose(f);
-	check(total == 64 && !bad,
+	CHECK(total == 64 && !bad,
 	      "marshalling: %d vectors byte for byte as Debian's", total);
 }
 
@@ -321,7 +305,7 @@ static void test_path_rec_round_trip(void)
 		ibv_copy_path_rec_to_kern(&kback, &back);
 		bad += !!memcmp(&kern, &kback, sizeof(kern));
 	}
-	check(!bad, "path record: 1000 round trips each way");
+	CHECK(!bad, "path record: 1000 round trips each way");
 }
 
 static void test_qp_attr_fields(void)
@@ -356,9 +340,9 @@ static void test_qp_attr_fields(void)
 	     a.ah_attr.dlid == 0x1234 && a.ah_attr.is_global == 1 &&
 	     a.alt_ah_attr.port_num == 2 && a.pkey_index == 7 &&
 	     a.alt_timeout == 19 && a.rnr_retry == 7;
-	check(ok, "qp attr: fields land where they belong");
+	CHECK(ok, "qp attr: fields land where they belong");
 	/* As upstream: qp_state and rate_limit are the caller's. */
-	check(a.qp_state == 0xa5a5a5a5 && a.rate_limit == 0xa5a5a5a5,
+	CHECK(a.qp_state == 0xa5a5a5a5 && a.rate_limit == 0xa5a5a5a5,
 	      "qp attr: qp_state and rate_limit left alone");
 }
 
@@ -434,17 +418,17 @@ static void test_read_sysfs_file(void)
 			     c->buf ? c->buf_len : sizeof(buf)) &&
 		     (!c->buf || buf[c->buf_len] == 'X' ||
 		      c->buf_len == c->size);
-		check(ok, "ibv_read_sysfs_file(%s, %zu) = %d as upstream",
+		CHECK(ok, "ibv_read_sysfs_file(%s, %zu) = %d as upstream",
 		      c->file, c->size, ret);
 	}
 
 	errno = 0;
-	check(ibv_read_sysfs_file(dir, "nope", buf, sizeof(buf)) == -1 &&
+	CHECK(ibv_read_sysfs_file(dir, "nope", buf, sizeof(buf)) == -1 &&
 	      errno == ENOENT, "ibv_read_sysfs_file: missing file, ENOENT");
-	check(ibv_read_sysfs_file(tmpdir, "sub", buf, sizeof(buf)) == -1 &&
+	CHECK(ibv_read_sysfs_file(tmpdir, "sub", buf, sizeof(buf)) == -1 &&
 	      errno == EISDIR, "ibv_read_sysfs_file: directory, EISDIR");
 	strcat(dir, "/");
-	check(ibv_read_sysfs_file(dir, "a", buf, sizeof(buf)) == 5,
+	CHECK(ibv_read_sysfs_file(dir, "a", buf, sizeof(buf)) == 5,
 	      "ibv_read_sysfs_file: trailing slash in dir");
 }
 
@@ -458,7 +442,7 @@ static void check_root(const char *env, const char *want)
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0) {
-		check(false, "readlink /proc/self/exe");
+		CHECK(false, "readlink /proc/self/exe");
 		return;
 	}
 	self[n] = '\0';
@@ -472,7 +456,7 @@ static void check_root(const char *env, const char *want)
 		_exit(127);
 	}
 	waitpid(pid, &status, 0);
-	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "ibv_get_sysfs_path with SYSFS_PATH=%s%s%s is \"%s\"",
 	      env ? "\"" : "", env ? env : "(unset)", env ? "\"" : "", want);
 }
@@ -528,6 +512,5 @@ int main(int argc, char **argv)
 	test_sysfs_root();
 
 	cleanup();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tap_done();
 }

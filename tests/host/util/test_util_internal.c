@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,22 +22,7 @@
 #include "ibverbs.h"
 #include "sysfs.h"
 
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
+#include "tap.h"
 
 /* ---- the made-up device ---- */
 
@@ -180,58 +164,58 @@ static void test_sysfs_helpers(void)
 	put("class/infiniband/fake0/ports/1/gid_attrs/types/0", "RoCE v2\n");
 	put("class/infiniband_verbs/uverbs0/abi_version", "6\n");
 
-	check(!strcmp(verbs_sysfs_root(), tmpdir) &&
+	CHECK(!strcmp(verbs_sysfs_root(), tmpdir) &&
 	      !strcmp(ibv_get_sysfs_path(), tmpdir),
 	      "root is $SYSFS_PATH");
 
 	n = verbs_sysfs_readf(buf, sizeof(buf), "class/infiniband/%s/fw_ver",
 			      "fake0");
-	check(n == 5 && !strcmp(buf, "1.2.3"),
+	CHECK(n == 5 && !strcmp(buf, "1.2.3"),
 	      "readf: relative to the root, newline dropped");
 	snprintf(path, sizeof(path), "%s/class/infiniband/fake0/fw_ver",
 		 tmpdir);
 	n = verbs_sysfs_readf(buf, sizeof(buf), "%s", path);
-	check(n == 5 && !strcmp(buf, "1.2.3"), "readf: absolute path");
+	CHECK(n == 5 && !strcmp(buf, "1.2.3"), "readf: absolute path");
 	n = verbs_sysfs_read(path, buf, sizeof(buf));
-	check(n == 5 && !strcmp(buf, "1.2.3"), "read: absolute path");
+	CHECK(n == 5 && !strcmp(buf, "1.2.3"), "read: absolute path");
 
 	memset(buf, 'X', sizeof(buf));
 	n = verbs_sysfs_readf(buf, sizeof(buf), "class/infiniband/fake0/empty");
-	check(n == 0 && buf[0] == '\0', "read: empty attribute is \"\"");
+	CHECK(n == 0 && buf[0] == '\0', "read: empty attribute is \"\"");
 	n = verbs_sysfs_readf(buf, sizeof(buf), "class/infiniband/fake0/exact");
-	check(n == 15 && !strcmp(buf, "0123456789abcde"),
+	CHECK(n == 15 && !strcmp(buf, "0123456789abcde"),
 	      "read: exactly fits with its newline");
 	n = verbs_sysfs_readf(buf, sizeof(buf), "class/infiniband/fake0/long");
-	check(n == -EOVERFLOW, "read: too long, -EOVERFLOW");
+	CHECK(n == -EOVERFLOW, "read: too long, -EOVERFLOW");
 	n = verbs_sysfs_readf(buf, sizeof(buf), "class/infiniband/fake0/long2");
-	check(n == -EOVERFLOW, "read: too long without newline, -EOVERFLOW");
+	CHECK(n == -EOVERFLOW, "read: too long without newline, -EOVERFLOW");
 	n = verbs_sysfs_readf(buf, sizeof(buf), "class/infiniband/fake0/none");
-	check(n == -ENOENT, "read: missing, -ENOENT");
+	CHECK(n == -ENOENT, "read: missing, -ENOENT");
 	n = verbs_sysfs_readf(buf, 0, "class/infiniband/fake0/fw_ver");
-	check(n == -EOVERFLOW, "read: zero-size buffer, -EOVERFLOW");
+	CHECK(n == -EOVERFLOW, "read: zero-size buffer, -EOVERFLOW");
 
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	check(verbs_sysfs_readf(buf, sizeof(buf), "%s", big) == -ENAMETOOLONG,
+	CHECK(verbs_sysfs_readf(buf, sizeof(buf), "%s", big) == -ENAMETOOLONG,
 	      "readf: path too long, -ENAMETOOLONG");
-	check(verbs_sysfs_path(path, 8, "class/infiniband") == -ENAMETOOLONG,
+	CHECK(verbs_sysfs_path(path, 8, "class/infiniband") == -ENAMETOOLONG,
 	      "path: small buffer, -ENAMETOOLONG");
-	check(!verbs_sysfs_path(path, sizeof(path), "class/%s", "x") &&
+	CHECK(!verbs_sysfs_path(path, sizeof(path), "class/%s", "x") &&
 	      !strcmp(path + strlen(tmpdir), "/class/x"),
 	      "path: root joined");
 
-	check(!verbs_sysfs_read_u64f(&v, "class/infiniband_verbs/uverbs%d/"
+	CHECK(!verbs_sysfs_read_u64f(&v, "class/infiniband_verbs/uverbs%d/"
 				     "abi_version", 0) && v == 6,
 	      "u64: decimal");
-	check(!verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/hex") &&
+	CHECK(!verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/hex") &&
 	      v == 0x1f, "u64: hex");
-	check(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/neg") ==
+	CHECK(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/neg") ==
 	      -EINVAL, "u64: negative is -EINVAL");
-	check(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/junk") ==
+	CHECK(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/junk") ==
 	      -EINVAL, "u64: trailing junk is -EINVAL");
-	check(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/huge") ==
+	CHECK(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/huge") ==
 	      -ERANGE, "u64: overflow is -ERANGE");
-	check(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/node_type") ==
+	CHECK(verbs_sysfs_read_u64f(&v, "class/infiniband/fake0/node_type") ==
 	      -EINVAL, "u64: \"1: CA\" is no number");
 
 	snprintf(fake_device.ibdev_path, sizeof(fake_device.ibdev_path),
@@ -240,24 +224,24 @@ static void test_sysfs_helpers(void)
 		 "%s/class/infiniband_verbs/uverbs0", tmpdir);
 	n = verbs_read_ibdev_attr(&fake_device, "node_guid", buf,
 				  sizeof(buf));
-	check(n == -EOVERFLOW, "ibdev attr: GUID needs 20 bytes");
-	check(!verbs_read_uverbs_u64(&fake_device, "abi_version", &v) &&
+	CHECK(n == -EOVERFLOW, "ibdev attr: GUID needs 20 bytes");
+	CHECK(!verbs_read_uverbs_u64(&fake_device, "abi_version", &v) &&
 	      v == 6, "uverbs attr as u64");
-	check(verbs_read_ibdev_u64(&fake_device, "fw_ver", &v) == -EINVAL,
+	CHECK(verbs_read_ibdev_u64(&fake_device, "fw_ver", &v) == -EINVAL,
 	      "ibdev attr: \"1.2.3\" is no u64");
 	n = verbs_read_port_attr(&fake_device, 1, "link_layer", buf,
 				 sizeof(buf));
-	check(n == 8 && !strcmp(buf, "Ethernet"), "port attr");
+	CHECK(n == 8 && !strcmp(buf, "Ethernet"), "port attr");
 	n = verbs_read_gid_ndev(&fake_device, 1, 0, buf, sizeof(buf));
-	check(n == 2 && !strcmp(buf, "lo"), "GID netdev");
+	CHECK(n == 2 && !strcmp(buf, "lo"), "GID netdev");
 	n = verbs_read_gid_type(&fake_device, 1, 0, buf, sizeof(buf));
-	check(n == 7 && !strcmp(buf, "RoCE v2"), "GID type");
-	check(verbs_read_gid_type(&fake_device, 1, 1, buf, sizeof(buf)) ==
+	CHECK(n == 7 && !strcmp(buf, "RoCE v2"), "GID type");
+	CHECK(verbs_read_gid_type(&fake_device, 1, 1, buf, sizeof(buf)) ==
 	      -ENOENT, "GID type of a missing entry");
 
-	check(!verbs_parse_guid("0002:c903:0003:1234", &guid) &&
+	CHECK(!verbs_parse_guid("0002:c903:0003:1234", &guid) &&
 	      guid == htobe64(0x0002c90300031234ULL), "parse GUID");
-	check(verbs_parse_guid("0002:c903:0003", &guid) == -EINVAL &&
+	CHECK(verbs_parse_guid("0002:c903:0003", &guid) == -EINVAL &&
 	      verbs_parse_guid("0002:c903:0003:1234x", &guid) == -EINVAL &&
 	      verbs_parse_guid("", &guid) == -EINVAL,
 	      "parse GUID: malformed ones refused");
@@ -355,7 +339,7 @@ static void test_ah_ib(void)
 
 	memset(&ah, 0xee, sizeof(ah));
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, NULL, &ah);
-	check(!rc && ah.dlid == 0x1234 && ah.sl == 5 && ah.src_path_bits == 3 &&
+	CHECK(!rc && ah.dlid == 0x1234 && ah.sl == 5 && ah.src_path_bits == 3 &&
 	      ah.port_num == 1 && !ah.is_global && ah.static_rate == 0 &&
 	      ah.grh.hop_limit == 0,
 	      "IB without GRH: LID path back, attributes cleared");
@@ -363,7 +347,7 @@ static void test_ah_ib(void)
 	wc.wc_flags = IBV_WC_GRH;
 	make_grh(&grh, IB_2, IB_1, 0x2a, 0x12345, 0x1b);
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(!rc && ah.is_global && gid_is(&ah.grh.dgid, IB_2) &&
+	CHECK(!rc && ah.is_global && gid_is(&ah.grh.dgid, IB_2) &&
 	      ah.grh.sgid_index == 5 && ah.grh.flow_label == 0x12345 &&
 	      ah.grh.traffic_class == 0x2a && ah.grh.hop_limit == 0xff &&
 	      ah.dlid == 0x1234,
@@ -372,15 +356,15 @@ static void test_ah_ib(void)
 	make_grh(&grh, IB_2, IB_2, 0, 0, 0x1b);
 	errno = 0;
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(rc == -1 && errno == EINVAL,
+	CHECK(rc == -1 && errno == EINVAL,
 	      "IB: packet not sent to one of our GIDs, EINVAL as upstream");
 
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, NULL, &ah);
-	check(rc == -1 && errno == EINVAL, "GRH flag without GRH, EINVAL");
+	CHECK(rc == -1 && errno == EINVAL, "GRH flag without GRH, EINVAL");
 	rc = ibv_init_ah_from_wc(ctx, 1, NULL, &grh, &ah);
-	check(rc == -1 && errno == EINVAL, "no work completion, EINVAL");
+	CHECK(rc == -1 && errno == EINVAL, "no work completion, EINVAL");
 	rc = ibv_init_ah_from_wc(ctx, 2, &wc, &grh, &ah);
-	check(rc == -1 && errno == EINVAL, "bad port, EINVAL");
+	CHECK(rc == -1 && errno == EINVAL, "bad port, EINVAL");
 }
 
 static void test_ah_roce(void)
@@ -395,11 +379,11 @@ static void test_ah_roce(void)
 	memset(&ah, 0xee, sizeof(ah));
 	rc = ibv_init_ah_from_wc(ctx, 1, &(struct ibv_wc){ .sl = 2 }, &grh,
 				 &ah);
-	check(!rc && !ah.is_global && ah.sl == 2,
+	CHECK(!rc && !ah.is_global && ah.sl == 2,
 	      "RoCE without the GRH flag: no GRH in the AH, as upstream");
 
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(!rc && ah.is_global && gid_is(&ah.grh.dgid, V4_2) &&
+	CHECK(!rc && ah.is_global && gid_is(&ah.grh.dgid, V4_2) &&
 	      ah.grh.sgid_index == 4 && ah.grh.traffic_class == 0x68 &&
 	      ah.grh.flow_label == 0 && ah.grh.hop_limit == 61 &&
 	      ah.sl == 3 && ah.dlid == 0,
@@ -408,7 +392,7 @@ static void test_ah_roce(void)
 	/* As upstream: the version fields decide, not the checksum. */
 	make_ipv4(&grh, 0xc6120002, 0xc6120001, 0x68, false);
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(!rc && ah.grh.sgid_index == 4 && gid_is(&ah.grh.dgid, V4_2),
+	CHECK(!rc && ah.grh.sgid_index == 4 && gid_is(&ah.grh.dgid, V4_2),
 	      "RoCE v2 IPv4: taken even with a bad header checksum");
 
 	/*
@@ -421,21 +405,21 @@ static void test_ah_roce(void)
 	make_grh(&grh, "00000000000000000000ffff45010203",
 		 "00000000000000000000ffff0a000001", 0, 0, 0x1b);
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(!rc && ah.grh.sgid_index == 5 &&
+	CHECK(!rc && ah.grh.sgid_index == 5 &&
 	      gid_is(&ah.grh.dgid, "00000000000000000000ffff45010203"),
 	      "RoCE: IPv6 header that looks like IPv4 at byte 20 stays IPv6");
 	gid_used[5] = false;
 
 	make_grh(&grh, LL_2, LL_1, 0x10, 0xabcde, IPPROTO_UDP);
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(!rc && gid_is(&ah.grh.dgid, LL_2) && ah.grh.sgid_index == 1 &&
+	CHECK(!rc && gid_is(&ah.grh.dgid, LL_2) && ah.grh.sgid_index == 1 &&
 	      ah.grh.traffic_class == 0x10 && ah.grh.flow_label == 0xabcde &&
 	      ah.grh.hop_limit == 64,
 	      "RoCE v2 IPv6 (next header UDP): v2 GID 1, hop limit kept");
 
 	make_grh(&grh, LL_2, LL_1, 0, 7, 0x1b);
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(!rc && gid_is(&ah.grh.dgid, LL_2) && ah.grh.sgid_index == 0 &&
+	CHECK(!rc && gid_is(&ah.grh.dgid, LL_2) && ah.grh.sgid_index == 0 &&
 	      ah.grh.flow_label == 7,
 	      "RoCE v1 (next header BTH): v1 GID 0");
 
@@ -444,7 +428,7 @@ static void test_ah_roce(void)
 	make_ipv4(&grh, 0xc6120002, 0xc6120001, 0, true);
 	errno = 0;
 	rc = ibv_init_ah_from_wc(ctx, 1, &wc, &grh, &ah);
-	check(rc == -1 && errno == EINVAL,
+	CHECK(rc == -1 && errno == EINVAL,
 	      "RoCE v2 IPv4: a v1 GID of the same address does not do");
 
 	/* ibv_create_ah_from_wc hands the same attributes on. */
@@ -452,17 +436,17 @@ static void test_ah_roce(void)
 	fake_pd.context = ctx;
 	create_ah_calls = 0;
 	make_ipv4(&grh, 0xc6120002, 0xc6120001, 0, true);
-	check(ibv_create_ah_from_wc(&fake_pd, &wc, &grh, 1) ==
+	CHECK(ibv_create_ah_from_wc(&fake_pd, &wc, &grh, 1) ==
 	      &fake_ah && create_ah_calls == 1 &&
 	      create_ah_attr.grh.sgid_index == 4 &&
 	      gid_is(&create_ah_attr.grh.dgid, V4_2),
 	      "ibv_create_ah_from_wc: ibv_create_ah with those attributes");
 	gid_used[4] = false;
 	gid_used[3] = false;
-	check(!ibv_create_ah_from_wc(&fake_pd, &wc, &grh, 1) &&
+	CHECK(!ibv_create_ah_from_wc(&fake_pd, &wc, &grh, 1) &&
 	      create_ah_calls == 1 && errno == EINVAL,
 	      "ibv_create_ah_from_wc: no AH when the path cannot be built");
-	check(!ibv_create_ah_from_wc(NULL, &wc, &grh, 1) && errno == EINVAL,
+	CHECK(!ibv_create_ah_from_wc(NULL, &wc, &grh, 1) && errno == EINVAL,
 	      "ibv_create_ah_from_wc: no PD, EINVAL");
 }
 
@@ -498,39 +482,39 @@ static void test_resolve_l2(void)
 	/* The sgid's net device is lo (index 1): no VLAN, MAC all zero. */
 	roce_table();
 	rc = resolve("ff0e0000000000000000000012345678", mac, &vid);
-	check(!rc && mac_is(mac, "33:33:12:34:56:78") && vid == 0xffff,
+	CHECK(!rc && mac_is(mac, "33:33:12:34:56:78") && vid == 0xffff,
 	      "IPv6 multicast GID: 33:33 MAC, no VLAN (0xffff)");
 	rc = resolve("00000000000000000000ffffef810203", mac, &vid);
-	check(!rc && mac_is(mac, "01:00:5e:01:02:03"),
+	CHECK(!rc && mac_is(mac, "01:00:5e:01:02:03"),
 	      "IPv4 multicast GID: 01:00:5e MAC of the low 23 bits");
 	rc = resolve("fe80000000000000021122fffe334455", mac, &vid);
-	check(!rc && mac_is(mac, "00:11:22:33:44:55"),
+	CHECK(!rc && mac_is(mac, "00:11:22:33:44:55"),
 	      "EUI-64 link-local GID: its MAC, U/L bit restored");
 	rc = resolve(V4_1, mac, &vid);
-	check(!rc && mac_is(mac, "00:00:00:00:00:00"),
+	CHECK(!rc && mac_is(mac, "00:00:00:00:00:00"),
 	      "destination is the source GID: the device's own MAC");
 
 	/* No ifindex from the kernel: the name from sysfs. */
 	gids[4].ndev_ifindex = 0;
 	rc = resolve("ff0e0000000000000000000012345678", mac, &vid);
-	check(!rc && mac_is(mac, "33:33:12:34:56:78"),
+	CHECK(!rc && mac_is(mac, "33:33:12:34:56:78"),
 	      "net device found through sysfs gid_attrs/ndevs");
 	ah.is_global = 1;
 	ah.grh.sgid_index = 3;	/* no ndevs/3 in the fake sysfs */
 	gids[3].ndev_ifindex = 0;
 	errno = 0;
 	rc = ibv_resolve_eth_l2_from_gid(ctx, &ah, mac, &vid);
-	check(rc == -ENODEV && errno == ENODEV,
+	CHECK(rc == -ENODEV && errno == ENODEV,
 	      "GID without a net device: -ENODEV");
 
 	ah.is_global = 0;
 	rc = ibv_resolve_eth_l2_from_gid(ctx, &ah, mac, &vid);
-	check(rc == -EINVAL && errno == EINVAL, "no GRH: -EINVAL");
+	CHECK(rc == -EINVAL && errno == EINVAL, "no GRH: -EINVAL");
 	ah.is_global = 1;
 	ah.grh.sgid_index = 2;	/* empty slot */
 	rc = ibv_resolve_eth_l2_from_gid(ctx, &ah, mac, &vid);
-	check(rc == -EINVAL, "empty source GID slot: -EINVAL, as upstream");
-	check(ibv_resolve_eth_l2_from_gid(ctx, NULL, mac, &vid) == -EINVAL,
+	CHECK(rc == -EINVAL, "empty source GID slot: -EINVAL, as upstream");
+	CHECK(ibv_resolve_eth_l2_from_gid(ctx, NULL, mac, &vid) == -EINVAL,
 	      "no attributes: -EINVAL");
 }
 
@@ -558,6 +542,5 @@ int main(void)
 	test_resolve_l2();
 
 	cleanup();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tap_done();
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Minimal TAP-like reporting for the fork host tests: one "ok N - ..." or
+ * Minimal TAP-like reporting shared by the host tests: one "ok N - ..." or
  * "not ok N - ..." line per check, "# ..." for notes and skips, and a last
  * line "N passed, M failed".
  */
-#ifndef FORK_TEST_TAP_H
-#define FORK_TEST_TAP_H
+#ifndef HOST_TEST_TAP_H
+#define HOST_TEST_TAP_H
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,4 +55,4 @@ static inline int tap_done(void)
 	return tap_failed ? 1 : 0;
 }
 
-#endif /* FORK_TEST_TAP_H */
+#endif /* HOST_TEST_TAP_H */
