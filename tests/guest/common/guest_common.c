@@ -52,11 +52,25 @@ void gc_start(const char *test_name)
 		      want);
 }
 
-static void gc_vline(bool cond, const char *fmt, va_list ap)
+static void gc_vline(bool cond, const char *tag, const char *fmt,
+			 va_list ap)
 {
 	printf("%s %d - ", cond ? "ok" : "not ok", ++gc_count);
 	vprintf(fmt, ap);
+	if (tag)
+		printf(" # %s", tag);
 	putchar('\n');
+}
+
+static bool gc_vcheck(bool cond, const char *tag, const char *fmt,
+		      va_list ap)
+{
+	gc_vline(cond, tag, fmt, ap);
+	if (cond)
+		gc_passed++;
+	else
+		gc_failed++;
+	return cond;
 }
 
 bool gc_ok(bool cond, const char *fmt, ...)
@@ -64,12 +78,18 @@ bool gc_ok(bool cond, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	gc_vline(cond, fmt, ap);
+	gc_vcheck(cond, NULL, fmt, ap);
 	va_end(ap);
-	if (cond)
-		gc_passed++;
-	else
-		gc_failed++;
+	return cond;
+}
+
+bool gc_guard(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gc_vcheck(cond, "guard", fmt, ap);
+	va_end(ap);
 	return cond;
 }
 
@@ -85,11 +105,7 @@ bool gc_known_bug(bool cond, const char *bug, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (cond || !gc_system_lib()) {
-		gc_vline(cond, fmt, ap);
-		if (cond)
-			gc_passed++;
-		else
-			gc_failed++;
+		gc_vcheck(cond, NULL, fmt, ap);
 	} else {
 		printf("not ok %d - ", ++gc_count);
 		vprintf(fmt, ap);

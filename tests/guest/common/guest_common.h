@@ -15,6 +15,11 @@
  *                      and, if $GC_EXPECT_LIB is set, fails unless the
  *                      mapped path contains it;
  *   gc_ok(cond, ...)   prints "ok N - ..." or "not ok N - ...";
+ *   gc_guard(cond, ...)
+ *                      a check of a guarantee upstream libibverbs lacks:
+ *                      gc_ok() with " # guard" after the description.
+ *                      Against Debian's library the failures of a test
+ *                      must be exactly its guard checks (run-all);
  *   gc_skip(...)       prints "ok N - # SKIP ...";
  *   gc_known_bug(cond, bug, ...)
  *                      a check that a known bug of the system's
@@ -99,6 +104,8 @@ struct gc_pair {
 /* Reporting */
 void gc_start(const char *test_name);
 bool gc_ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool gc_guard(bool cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void gc_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool gc_known_bug(bool cond, const char *bug, const char *fmt, ...)
