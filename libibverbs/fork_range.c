@@ -10,11 +10,15 @@
  * and the uncovered gaps inside [s, e)), and the pieces are then visited
  * to count the nodes needed, to issue madvise (and to undo it on failure),
  * and finally to emit the new nodes.  Everything that can fail
- * (allocation, madvise) happens before the tree is modified, so a failure
- * only has to undo the madvise calls already made and put the detached
- * nodes back.
+ * (allocation, MADV_DONTFORK, a count at its limit) happens before the tree
+ * is modified, so a failure only has to undo the madvise calls already
+ * made and put the detached nodes back.  MADV_DOFORK cannot fail an
+ * update: it is best effort, as upstream's, since the memory may already
+ * be unmapped when it is deregistered, and a reference kept for it would
+ * make a later registration at that address skip its MADV_DONTFORK.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -244,6 +248,8 @@ static void count_piece(struct range_update *u, uintptr_t start,
 			uintptr_t end, unsigned int refs, bool inside)
 {
 	u->pieces++;
+	if (u->add && inside && refs == UINT_MAX)
+		u->error = ENOMEM;
 }
 
 /* A page changes its fork state only on 0 -> 1 and 1 -> 0. */
@@ -260,15 +266,19 @@ static void advise_piece(struct range_update *u, uintptr_t start,
 
 	if (u->error || !needs_advice(u, refs, inside))
 		return;
-	if (madvise((void *)start, end - start, advice))
-		u->error = errno ? errno : EINVAL;
-	else
+	if (!madvise((void *)start, end - start, advice))
 		u->advised++;
+	else if (u->add)
+		u->error = errno ? errno : EINVAL;
 }
 
 /*
- * Revert the successful calls and the failed one: the kernel may have
- * applied a failed call to some of the VMAs in its range.
+ * Revert the calls that succeeded, and only those.  The kernel may have
+ * applied the failed call to some of the VMAs in its range, but it may
+ * equally have met pages that the application had advised MADV_DONTFORK
+ * itself (DPDK and SPDK do so with their huge pages): clearing the flag
+ * there would expose memory the tree never owned, so a failed piece is
+ * left as the kernel left it.
  */
 static void undo_piece(struct range_update *u, uintptr_t start,
 		       uintptr_t end, unsigned int refs, bool inside)
@@ -323,6 +333,8 @@ static int prepare_update(struct range_update *u)
 	int ret;
 
 	for_each_piece(u, count_piece);
+	if (u->error)
+		return u->error;
 	if (u->pieces > u->work.len)
 		extra = u->pieces - u->work.len;
 	ret = reserve_nodes(u, extra);
@@ -331,7 +343,7 @@ static int prepare_update(struct range_update *u)
 
 	for_each_piece(u, advise_piece);
 	if (u->error) {
-		u->undo_left = u->advised + 1;
+		u->undo_left = u->advised;
 		for_each_piece(u, undo_piece);
 		return u->error;
 	}

@@ -52,8 +52,11 @@ void fork_range_init(struct fork_range_tree *t, bool hugepages) IBV_HIDDEN;
 /*
  * Add (dontfork) or drop (dofork) one user of every page overlapping
  * [addr, addr + len).  A zero length or a NULL address is a no-op, as is
- * dropping a page that has no user.  Return 0 or a positive errno; on
- * failure neither the tree nor the mappings have changed.
+ * dropping a page that has no user.  Return 0 or a positive errno.  When
+ * dontfork fails (ENOMEM also when a page already has UINT_MAX users) the
+ * tree has not changed and the MADV_DONTFORK calls that succeeded were
+ * undone.  Dofork fails only on a range that does not fit the address
+ * space: a failed MADV_DOFORK still drops the users.
  */
 int fork_range_dontfork(struct fork_range_tree *t, const void *addr,
 			size_t len) IBV_HIDDEN;
