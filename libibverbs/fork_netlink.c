@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
@@ -155,6 +156,38 @@ static int wait_readable(int fd, int64_t deadline)
 	}
 }
 
+/*
+ * One datagram, or -1 with errno.  Only the kernel (port 0) may answer:
+ * any process can send to our port, and a forged "copy-on-fork on" would
+ * switch the protection off.
+ */
+static ssize_t recv_from_kernel(int fd, void *buf)
+{
+	struct sockaddr_nl from;
+	socklen_t alen = sizeof(from);
+	ssize_t n;
+
+	n = recvfrom(fd, buf, FORK_NL_BUF_SIZE, 0, (struct sockaddr *)&from,
+		     &alen);
+	if (n < 0)
+		return -1;
+	if (alen != sizeof(from) || from.nl_family != AF_NETLINK ||
+	    from.nl_pid != 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return n;
+}
+
+/* Our own sequence numbers: distinct per query, unlike time(NULL). */
+static unsigned int next_seq(void)
+{
+	static unsigned int seq;
+
+	return __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED) ^
+	       ((unsigned int)getpid() << 16);
+}
+
 static int exchange(struct mnl_socket *nl, void *buf, unsigned int seq)
 {
 	int64_t deadline = now_ms() + FORK_NL_TIMEOUT_MS;
@@ -173,7 +206,7 @@ static int exchange(struct mnl_socket *nl, void *buf, unsigned int seq)
 		ret = wait_readable(fd, deadline);
 		if (ret)
 			return ret;
-		n = mnl_socket_recvfrom(nl, buf, FORK_NL_BUF_SIZE);
+		n = recv_from_kernel(fd, buf);
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
 		ret = n < 0 ? -EAGAIN : fork_nl_parse_sys_reply(buf, n, seq);
@@ -190,7 +223,7 @@ int fork_nl_query_copy_on_fork(void)
 	nl = mnl_socket_open2(NETLINK_RDMA, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!nl)
 		return -errno;
-	ret = exchange(nl, buf, (unsigned int)time(NULL));
+	ret = exchange(nl, buf, next_seq());
 	mnl_socket_close(nl);
 	return ret;
 }
