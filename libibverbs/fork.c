@@ -145,8 +145,7 @@ static int start_tracking(void)
 	ret = probe_madvise();
 	if (ret)
 		return ret;
-	/* Set, whatever its value, turns it on: upstream's behaviour. */
-	fork_range_init(&fork_tree, getenv("RDMAV_HUGEPAGES_SAFE") != NULL);
+	fork_range_init(&fork_tree, false);
 
 	/* Publishes the tree; loses only to a registration racing us. */
 	if (__atomic_compare_exchange_n(&fork_state, &expected, FORK_TRACKING,
@@ -177,6 +176,17 @@ static bool env_asks_fork_safe(const char *name)
 	return v && strcmp(v, "0");
 }
 
+/*
+ * Set, whatever its value, turns it on, and it is read at every
+ * ibv_fork_init() (and with RDMAV_FORK_SAFE, at the first call): upstream's
+ * behaviour.  It never turns off again.
+ */
+static void apply_hugepages_env(void)
+{
+	if (getenv("RDMAV_HUGEPAGES_SAFE"))
+		fork_range_enable_hugepages(&fork_tree);
+}
+
 void verbs_fork_setup(void)
 {
 	if (__atomic_load_n(&setup_done, __ATOMIC_ACQUIRE))
@@ -187,8 +197,10 @@ void verbs_fork_setup(void)
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
 		/* The library never prints: a failure is just no tracking. */
 		if (env_asks_fork_safe("RDMAV_FORK_SAFE") ||
-		    env_asks_fork_safe("IBV_FORK_SAFE"))
-			(void)enable_tracking();
+		    env_asks_fork_safe("IBV_FORK_SAFE")) {
+			if (!enable_tracking())
+				apply_hugepages_env();
+		}
 		__atomic_store_n(&setup_done, true, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&setup_lock);
@@ -215,24 +227,39 @@ static int fork_mode(void)
  * Tracking only ever starts when the kernel is not known to copy, so with
  * a copying kernel both stay a load and a compare, without a syscall.
  */
-int verbs_fork_protect(const void *addr, size_t len)
+int verbs_fork_protect(const void *addr, size_t len,
+		       struct verbs_fork_span *span)
 {
+	int ret;
+
+	span->addr = NULL;
+	span->len = 0;
 	if (fork_mode() != FORK_TRACKING)
 		return 0;
-	return fork_range_dontfork(&fork_tree, addr, len);
+	ret = fork_range_align(&fork_tree, addr, len, &span->addr, &span->len);
+	if (!ret)
+		ret = fork_range_add(&fork_tree, span->addr, span->len);
+	if (ret)
+		span->len = 0;
+	return ret;
 }
 
-int verbs_fork_unprotect(const void *addr, size_t len)
+void verbs_fork_unprotect(const struct verbs_fork_span *span)
 {
-	if (fork_mode() != FORK_TRACKING)
-		return 0;
-	return fork_range_dofork(&fork_tree, addr, len);
+	if (!span->len || fork_mode() != FORK_TRACKING)
+		return;
+	(void)fork_range_drop(&fork_tree, span->addr, span->len);
 }
 
 IBV_EXPORT int ibv_fork_init(void)
 {
+	int ret;
+
 	verbs_fork_setup();
-	return enable_tracking();
+	ret = enable_tracking();
+	if (!ret)
+		apply_hugepages_env();
+	return ret;
 }
 
 IBV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
@@ -252,12 +279,22 @@ static int errno_result(int err)
 	return -1;
 }
 
+/* Public ranges are counted as upstream counts them, page by page. */
+static int public_range(void *base, size_t size, bool add)
+{
+	if (fork_mode() != FORK_TRACKING)
+		return 0;
+	if (add)
+		return errno_result(fork_range_dontfork(&fork_tree, base, size));
+	return errno_result(fork_range_dofork(&fork_tree, base, size));
+}
+
 IBV_EXPORT int ibv_dontfork_range(void *base, size_t size)
 {
-	return errno_result(verbs_fork_protect(base, size));
+	return public_range(base, size, true);
 }
 
 IBV_EXPORT int ibv_dofork_range(void *base, size_t size)
 {
-	return errno_result(verbs_fork_unprotect(base, size));
+	return public_range(base, size, false);
 }

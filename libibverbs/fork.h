@@ -43,8 +43,21 @@ bool verbs_kernel_copies_on_fork(void) IBV_HIDDEN;
  * command failed).  Without tracking they cost one load and return 0.
  * They return 0 or a positive errno.
  */
-int verbs_fork_protect(const void *addr, size_t len) IBV_HIDDEN;
-int verbs_fork_unprotect(const void *addr, size_t len) IBV_HIDDEN;
+struct verbs_fork_span {
+	void *addr;
+	size_t len;
+};
+
+/*
+ * Protect fills @span with the range actually counted (page aligned, and
+ * to huge pages with RDMAV_HUGEPAGES_SAFE): releasing exactly that needs no
+ * look-up of the page size, which fails once the memory is unmapped.
+ * Unprotect is best effort, as upstream's: the count drops even when
+ * MADV_DOFORK fails (the memory may be gone already).
+ */
+int verbs_fork_protect(const void *addr, size_t len,
+		       struct verbs_fork_span *span) IBV_HIDDEN;
+void verbs_fork_unprotect(const struct verbs_fork_span *span) IBV_HIDDEN;
 
 /*
  * Public since IBVERBS_1.1, but Debian's installed <infiniband/verbs.h>

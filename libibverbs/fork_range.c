@@ -401,7 +401,7 @@ static int align_range(struct fork_range_tree *t, const void *addr,
 	if (!ps)
 		return EINVAL;
 	/* Slow (it reads smaps), hence only on request, outside the lock. */
-	if (t->hugepages) {
+	if (__atomic_load_n(&t->hugepages, __ATOMIC_RELAXED)) {
 		hps = backing_page_size(a);
 		if (hps > ps && !(hps & (hps - 1)))
 			ps = hps;
@@ -411,6 +411,34 @@ static int align_range(struct fork_range_tree *t, const void *addr,
 	*s = a & ~(ps - 1);
 	*e = (a + len + ps - 1) & ~(ps - 1);
 	return 0;
+}
+
+int fork_range_align(struct fork_range_tree *t, const void *addr, size_t len,
+		     void **start, size_t *alen)
+{
+	uintptr_t s = 0, e = 0;
+	int ret = 0;
+
+	if (addr && len)
+		ret = align_range(t, addr, len, &s, &e);
+	*start = (void *)s;
+	*alen = e - s;
+	return ret;
+}
+
+static int range_exact(struct fork_range_tree *t, uintptr_t s, uintptr_t e,
+		       bool add)
+{
+	int ret;
+
+	if (s == e)
+		return 0;
+	if (s > e || ((s | e) & (t->page_size - 1)))
+		return EINVAL;
+	pthread_mutex_lock(&t->lock);
+	ret = range_update(t, s, e, add);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
 }
 
 static int range_op(struct fork_range_tree *t, const void *addr, size_t len,
@@ -425,11 +453,18 @@ static int range_op(struct fork_range_tree *t, const void *addr, size_t len,
 	ret = align_range(t, addr, len, &s, &e);
 	if (ret)
 		return ret;
+	return range_exact(t, s, e, add);
+}
 
-	pthread_mutex_lock(&t->lock);
-	ret = range_update(t, s, e, add);
-	pthread_mutex_unlock(&t->lock);
-	return ret;
+int fork_range_add(struct fork_range_tree *t, void *start, size_t alen)
+{
+	return range_exact(t, (uintptr_t)start, (uintptr_t)start + alen, true);
+}
+
+int fork_range_drop(struct fork_range_tree *t, void *start, size_t alen)
+{
+	return range_exact(t, (uintptr_t)start, (uintptr_t)start + alen,
+			   false);
 }
 
 int fork_range_dontfork(struct fork_range_tree *t, const void *addr,
@@ -455,6 +490,11 @@ void fork_range_init(struct fork_range_tree *t, bool hugepages)
 	t->hugepages = hugepages;
 	t->prio_state = 0x9e3779b9u;
 	pthread_mutex_unlock(&t->lock);
+}
+
+void fork_range_enable_hugepages(struct fork_range_tree *t)
+{
+	__atomic_store_n(&t->hugepages, true, __ATOMIC_RELAXED);
 }
 
 void fork_range_lock(struct fork_range_tree *t)

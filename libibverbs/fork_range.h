@@ -63,6 +63,26 @@ int fork_range_dontfork(struct fork_range_tree *t, const void *addr,
 int fork_range_dofork(struct fork_range_tree *t, const void *addr,
 		      size_t len) IBV_HIDDEN;
 
+/*
+ * The range [*start, *start + *alen) that dontfork and dofork count for
+ * [addr, addr + len): page aligned, or huge-page aligned in hugepages mode
+ * while the memory is mapped.  {NULL, 0} for a no-op range.
+ */
+int fork_range_align(struct fork_range_tree *t, const void *addr, size_t len,
+		     void **start, size_t *alen) IBV_HIDDEN;
+
+/*
+ * dontfork and dofork of a range fork_range_align() returned, without
+ * aligning again: EINVAL unless both ends are page aligned.
+ */
+int fork_range_add(struct fork_range_tree *t, void *start, size_t alen)
+	IBV_HIDDEN;
+int fork_range_drop(struct fork_range_tree *t, void *start, size_t alen)
+	IBV_HIDDEN;
+
+/* RDMAV_HUGEPAGES_SAFE: from now on, align to the backing page size. */
+void fork_range_enable_hugepages(struct fork_range_tree *t) IBV_HIDDEN;
+
 /* Held over fork() so the child never inherits a half-updated tree. */
 void fork_range_lock(struct fork_range_tree *t) IBV_HIDDEN;
 void fork_range_unlock(struct fork_range_tree *t) IBV_HIDDEN;

@@ -22,6 +22,7 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 					   unsigned int access)
 {
 	const struct verbs_ops *ops;
+	struct verbs_fork_span span;
 	struct ibv_mr *mr;
 	int err;
 
@@ -31,18 +32,17 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 	if (!ops->reg_mr)
 		return verbs_null_errno(EOPNOTSUPP);
 
-	err = verbs_fork_protect(addr, length);
+	err = verbs_fork_protect(addr, length, &span);
 	if (err)
 		return verbs_null_errno(err);
 
 	mr = ops->reg_mr(pd, addr, length, iova, access);
 	if (!mr) {
 		err = errno;
-		verbs_fork_unprotect(addr, length);
+		verbs_fork_unprotect(&span);
 		return verbs_null_errno(err);
 	}
-	to_vmr(mr)->fork_addr = addr;
-	to_vmr(mr)->fork_len = length;
+	to_vmr(mr)->fork_span = span;
 	return mr;
 }
 
@@ -84,15 +84,14 @@ IBV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
 
 static bool is_user_memory(const struct verbs_mr *vmr)
 {
-	return vmr->mr_type == IBV_MR_TYPE_MR && vmr->fork_len;
+	return vmr->mr_type == IBV_MR_TYPE_MR && vmr->fork_span.len;
 }
 
 IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct verbs_mr *vmr = to_vmr(mr);
+	struct verbs_fork_span span;
 	struct ibv_context *ctx;
-	void *addr;
-	size_t len;
 	bool release;
 	int err;
 
@@ -104,12 +103,11 @@ IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	 * leaves the fork tracker alone: the range is the parent's.
 	 */
 	release = is_user_memory(vmr) && !verbs_ctx_inherited(ctx);
-	addr = vmr->fork_addr;
-	len = vmr->fork_len;
+	span = vmr->fork_span;
 
 	err = verbs_ops(ctx)->dereg_mr(vmr);
 	if (!err && release)
-		verbs_fork_unprotect(addr, len);
+		verbs_fork_unprotect(&span);
 	return err;
 }
 
@@ -132,8 +130,7 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 {
 	struct verbs_mr *vmr = to_vmr(mr);
 	bool move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
-	void *old_addr;
-	size_t old_len;
+	struct verbs_fork_span span = { 0 }, old;
 	int err;
 
 	if (!rereg_args_ok(mr, flags, pd, addr, length)) {
@@ -149,7 +146,7 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	}
 
 	if (move) {
-		err = verbs_fork_protect(addr, length);
+		err = verbs_fork_protect(addr, length, &span);
 		if (err) {
 			errno = err;
 			return IBV_REREG_MR_ERR_DONT_FORK_NEW;
@@ -159,10 +156,8 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	err = verbs_ops(mr->context)->rereg_mr(vmr, flags, pd, addr, length,
 					       access);
 	if (err) {
-		if (move && verbs_fork_unprotect(addr, length)) {
-			errno = err;
-			return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
-		}
+		/* Best effort, as upstream: never ERR_CMD_AND_DO_FORK_NEW. */
+		verbs_fork_unprotect(&span);
 		errno = err;
 		return IBV_REREG_MR_ERR_CMD;
 	}
@@ -174,17 +169,11 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	if (!move)
 		return 0;
 
-	old_addr = vmr->fork_addr;
-	old_len = vmr->fork_len;
+	old = vmr->fork_span;
 	mr->addr = addr;
 	mr->length = length;
-	vmr->fork_addr = addr;
-	vmr->fork_len = length;
-	err = old_len ? verbs_fork_unprotect(old_addr, old_len) : 0;
-	if (err) {
-		errno = err;
-		return IBV_REREG_MR_ERR_DO_FORK_OLD;
-	}
+	vmr->fork_span = span;
+	verbs_fork_unprotect(&old);
 	return 0;
 }
 

@@ -463,6 +463,43 @@ static void sc_threads(void)
 	munmap(area, AREA_PAGES * ps);
 }
 
+/* Counts the library's reads of smaps (exported, like socket()). */
+static unsigned int smaps_opens;
+
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real)(const char *, const char *);
+
+	if (!real)
+		real = (FILE * (*)(const char *, const char *))
+			dlsym(RTLD_NEXT, "fopen");
+	if (!strcmp(path, "/proc/self/smaps"))
+		__atomic_add_fetch(&smaps_opens, 1, __ATOMIC_RELAXED);
+	return real(path, mode);
+}
+
+/* RDMAV_HUGEPAGES_SAFE is read at every ibv_fork_init(), as upstream. */
+static void sc_hugepages_late(void)
+{
+	char *buf = map_pages(1);
+	unsigned int before;
+
+	if (!CHECK(buf && ibv_fork_init() == 0, "tracking on"))
+		return;
+	before = smaps_opens;
+	ibv_dontfork_range(buf, ps);
+	ibv_dofork_range(buf, ps);
+	CHECK(smaps_opens == before, "without the variable: no smaps look-up");
+	setenv("RDMAV_HUGEPAGES_SAFE", "1", 1);
+	CHECK(ibv_fork_init() == 0, "ibv_fork_init() again");
+	before = smaps_opens;
+	ibv_dontfork_range(buf, ps);
+	ibv_dofork_range(buf, ps);
+	CHECK(smaps_opens > before,
+	      "set before a later ibv_fork_init(): page size looked up");
+	munmap(buf, ps);
+}
+
 /* ---- runner ---- */
 
 struct scenario {
@@ -492,6 +529,8 @@ static const struct scenario scenarios[] = {
 	{ "cof0-hugepages", { "RDMAV_COPY_ON_FORK=0",
 	  "RDMAV_HUGEPAGES_SAFE=1" }, sc_hugepages },
 	{ "cof0-threads", { "RDMAV_COPY_ON_FORK=0" }, sc_threads },
+	{ "cof0-hugepages-late", { "RDMAV_COPY_ON_FORK=0" },
+	  sc_hugepages_late },
 };
 
 #define NSCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
