@@ -242,8 +242,8 @@ static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
  */
 struct verbs_ex_private {
 	struct verbs_ops ops;
-	/* Fork generation and process the context was opened in. */
-	unsigned int fork_generation;
+	/* Token and pid of the process that opened the context. */
+	uint64_t proc_token;
 	pid_t owner_pid;
 	bool imported;
 };
@@ -259,15 +259,19 @@ static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
 }
 
 /*
- * The child guard.  True when @ctx was opened before a fork() and this
- * process is the child.  The fast form (data path) relies on the atfork
- * handler; the full form also catches children made without it (raw clone)
- * by comparing the pid, which costs a getpid() on the control path.
+ * The child guard.  True when @ctx was opened in another process: this one
+ * is a child that inherited it.  The fast form (data path) compares the
+ * process token (fork_guard.c), which every child made by fork(), _Fork()
+ * or clone() without CLONE_VM sees change without any atfork handler; the
+ * full form also compares the pid, which costs a getpid() on the control
+ * path and catches a child sharing the parent's memory (vfork(),
+ * CLONE_VM) or one of a kernel without MADV_WIPEONFORK made without the
+ * atfork handlers.
  */
 static inline bool verbs_obj_inherited(struct ibv_context *ctx)
 {
-	return __builtin_expect(verbs_priv(ctx)->fork_generation !=
-					verbs_fork_generation, 0);
+	return __builtin_expect(!verbs_proc_is(verbs_priv(ctx)->proc_token),
+				0);
 }
 
 bool verbs_ctx_inherited(struct ibv_context *ctx) IBV_HIDDEN;

@@ -37,8 +37,6 @@ enum {
 	FORK_TRACKING,		/* legacy mode: the range tree is live */
 };
 
-unsigned int verbs_fork_generation;
-
 static int fork_state = FORK_CLEAN;
 /* -1 until asked, then 0 or 1. */
 static int copy_on_fork = -1;
@@ -47,10 +45,12 @@ static bool setup_done;
 
 /*
  * Mutexes rather than pthread_once(): a once routine running in another
- * thread at fork() would stay "in progress" forever in the child.  These
- * are all held across fork() instead, taken in this order, so the child
- * never inherits one locked by a thread that does not exist there, nor a
- * half-updated tree.  None is taken on the data path.
+ * thread at fork() would stay "in progress" forever in the child.  No lock
+ * of the library is held across fork(): a child reinitialises them all
+ * (verbs_fork_child_reset()) before its first use of one, so an
+ * application's own atfork handlers may call any verb, and fork() never
+ * waits for a registration or for the first netlink query.  None is taken
+ * on the data path.
  */
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t detect_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -58,27 +58,17 @@ static pthread_mutex_t detect_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fork_range_tree fork_tree = FORK_RANGE_TREE_INIT;
 
-/* No allocation in the atfork handlers. */
-static void fork_prepare(void)
+/*
+ * The child keeps the fork mode and the kernel's answer, which still hold,
+ * but not the parent's ranges: its own registrations start from an empty
+ * tree, so memory it maps where the parent had an MR is marked again.
+ */
+void verbs_fork_child_reset(void)
 {
-	pthread_mutex_lock(&setup_lock);
-	pthread_mutex_lock(&detect_lock);
-	pthread_mutex_lock(&init_lock);
-	fork_range_lock(&fork_tree);
-}
-
-static void fork_parent(void)
-{
-	fork_range_unlock(&fork_tree);
-	pthread_mutex_unlock(&init_lock);
-	pthread_mutex_unlock(&detect_lock);
-	pthread_mutex_unlock(&setup_lock);
-}
-
-static void fork_child(void)
-{
-	__atomic_add_fetch(&verbs_fork_generation, 1, __ATOMIC_RELAXED);
-	fork_parent();
+	pthread_mutex_init(&setup_lock, NULL);
+	pthread_mutex_init(&detect_lock, NULL);
+	pthread_mutex_init(&init_lock, NULL);
+	fork_range_child_reset(&fork_tree);
 }
 
 static int detect_copy_on_fork(void)
@@ -101,6 +91,7 @@ bool verbs_kernel_copies_on_fork(void)
 
 	if (__builtin_expect(v >= 0, 1))
 		return v > 0;
+	verbs_proc_enter();
 	pthread_mutex_lock(&detect_lock);
 	v = __atomic_load_n(&copy_on_fork, __ATOMIC_RELAXED);
 	if (v < 0) {
@@ -162,6 +153,7 @@ static int enable_tracking(void)
 	/* Outside init_lock: the netlink request may take a while. */
 	if (verbs_kernel_copies_on_fork())
 		return 0;
+	verbs_proc_enter();
 	pthread_mutex_lock(&init_lock);
 	ret = start_tracking();
 	pthread_mutex_unlock(&init_lock);
@@ -189,12 +181,11 @@ static void apply_hugepages_env(void)
 
 void verbs_fork_setup(void)
 {
+	verbs_proc_enter();
 	if (__atomic_load_n(&setup_done, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&setup_lock);
 	if (!setup_done) {
-		/* Before anything else, so forks from now on are covered. */
-		pthread_atfork(fork_prepare, fork_parent, fork_child);
 		/* The library never prints: a failure is just no tracking. */
 		if (env_asks_fork_safe("RDMAV_FORK_SAFE") ||
 		    env_asks_fork_safe("IBV_FORK_SAFE")) {
@@ -236,6 +227,7 @@ int verbs_fork_protect(const void *addr, size_t len,
 	span->len = 0;
 	if (fork_mode() != FORK_TRACKING)
 		return 0;
+	verbs_proc_enter();
 	ret = fork_range_align(&fork_tree, addr, len, &span->addr, &span->len);
 	if (!ret)
 		ret = fork_range_add(&fork_tree, span->addr, span->len);
@@ -248,6 +240,7 @@ void verbs_fork_unprotect(const struct verbs_fork_span *span)
 {
 	if (!span->len || fork_mode() != FORK_TRACKING)
 		return;
+	verbs_proc_enter();
 	(void)fork_range_drop(&fork_tree, span->addr, span->len);
 }
 
@@ -284,6 +277,7 @@ static int public_range(void *base, size_t size, bool add)
 {
 	if (fork_mode() != FORK_TRACKING)
 		return 0;
+	verbs_proc_enter();
 	if (add)
 		return errno_result(fork_range_dontfork(&fork_tree, base, size));
 	return errno_result(fork_range_dofork(&fork_tree, base, size));

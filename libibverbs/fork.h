@@ -8,29 +8,65 @@
  * (fork_netlink.c).  Only when it does not, registrations go through the
  * refcounted range tree (fork_range.c).
  *
- * Independently of the kernel mode, every context remembers the fork
- * generation it was opened in.  The child of a fork() sees a different
- * generation and refuses to use inherited objects (the child guard).
+ * Independently of the kernel mode, every context remembers the token of
+ * the process that opened it (fork_guard.c).  A child sees another token
+ * and refuses to use inherited objects (the child guard).
  */
 #ifndef IBV_FORK_H
 #define IBV_FORK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define IBV_HIDDEN __attribute__((visibility("hidden")))
 
 /*
- * Bumped by a pthread_atfork() child handler, so a data-path verb can tell
- * with one load and compare that its object was inherited across fork().
+ * The process token, in a page that every child receives zeroed
+ * (MADV_WIPEONFORK).  0 means "not adopted yet in this process".
  */
-extern unsigned int verbs_fork_generation IBV_HIDDEN;
+struct verbs_proc_page {
+	uint64_t token;
+	int adopting;
+};
+
+extern struct verbs_proc_page *verbs_proc_page IBV_HIDDEN;
+
+uint64_t verbs_proc_adopt(void) IBV_HIDDEN;
 
 /*
- * Install the atfork handler and apply RDMAV_FORK_SAFE / IBV_FORK_SAFE.
- * Called from ibv_get_device_list() and ibv_fork_init(); runs once,
- * thread-safe.
+ * This process's token, adopting one first in a new process.  Every path
+ * that takes a library lock calls it before the lock: in a child, that is
+ * what resets the locks the parent's threads may have held.
+ */
+static inline uint64_t verbs_proc_enter(void)
+{
+	uint64_t t = __atomic_load_n(&verbs_proc_page->token,
+				     __ATOMIC_ACQUIRE);
+
+	return __builtin_expect(t != 0, 1) ? t : verbs_proc_adopt();
+}
+
+/* The data path's check: is @token this process's?  One load, no call. */
+static inline bool verbs_proc_is(uint64_t token)
+{
+	return __atomic_load_n(&verbs_proc_page->token, __ATOMIC_RELAXED) ==
+	       token;
+}
+
+/*
+ * Called once in a child, from verbs_proc_adopt() before any other thread
+ * of the child can take a library lock: reinitialise the locks and drop
+ * the state inherited from the parent (fork.c, init.c).
+ */
+void verbs_fork_child_reset(void) IBV_HIDDEN;
+void verbs_devices_child_reset(void) IBV_HIDDEN;
+
+/*
+ * Apply RDMAV_FORK_SAFE / IBV_FORK_SAFE.  Called from
+ * ibv_get_device_list(), ibv_fork_init() and every path that creates a
+ * context; runs once per process, thread-safe.
  */
 void verbs_fork_setup(void) IBV_HIDDEN;
 

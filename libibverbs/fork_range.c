@@ -497,14 +497,26 @@ void fork_range_enable_hugepages(struct fork_range_tree *t)
 	__atomic_store_n(&t->hugepages, true, __ATOMIC_RELAXED);
 }
 
-void fork_range_lock(struct fork_range_tree *t)
+/*
+ * A tree whose lock was free at fork() is whole and can be freed.  One
+ * locked by a thread that the child does not have may be half updated: it
+ * is never walked again, only kept reachable so that leak checkers do not
+ * report what the parent still owns.
+ */
+void fork_range_child_reset(struct fork_range_tree *t)
 {
-	pthread_mutex_lock(&t->lock);
-}
+	/* Written, never read: only a leak checker looks. */
+	static struct fork_range_node *abandoned;
 
-void fork_range_unlock(struct fork_range_tree *t)
-{
-	pthread_mutex_unlock(&t->lock);
+	if (!pthread_mutex_trylock(&t->lock)) {
+		free_subtree(t->root);
+		pthread_mutex_unlock(&t->lock);
+	} else {
+		__atomic_store_n(&abandoned, t->root, __ATOMIC_RELAXED);
+		pthread_mutex_init(&t->lock, NULL);
+	}
+	t->root = NULL;
+	t->nodes = 0;
 }
 
 void fork_range_clear(struct fork_range_tree *t)

@@ -31,7 +31,6 @@
 struct fork_range_node;
 
 struct fork_range_tree {
-	/* Also held across fork() by the atfork handlers. */
 	pthread_mutex_t lock;
 	struct fork_range_node *root;
 	size_t nodes;
@@ -83,9 +82,12 @@ int fork_range_drop(struct fork_range_tree *t, void *start, size_t alen)
 /* RDMAV_HUGEPAGES_SAFE: from now on, align to the backing page size. */
 void fork_range_enable_hugepages(struct fork_range_tree *t) IBV_HIDDEN;
 
-/* Held over fork() so the child never inherits a half-updated tree. */
-void fork_range_lock(struct fork_range_tree *t) IBV_HIDDEN;
-void fork_range_unlock(struct fork_range_tree *t) IBV_HIDDEN;
+/*
+ * In a fork child, before any other thread can use the tree: forget every
+ * range without madvise (the parent's registrations are not the child's)
+ * and reinitialise the lock, which a thread of the parent may have held.
+ */
+void fork_range_child_reset(struct fork_range_tree *t) IBV_HIDDEN;
 
 /* Forget every range without any madvise (tests only). */
 void fork_range_clear(struct fork_range_tree *t) IBV_HIDDEN;

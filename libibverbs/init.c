@@ -232,11 +232,32 @@ static void rescan(void)
 	}
 }
 
+/*
+ * A list whose lock was free at fork() is whole and stays; one that a
+ * thread of the parent was rebuilding is dropped (its devices are kept
+ * alive: inherited contexts may point at them) and scanned afresh, so a
+ * child can always open a device anew.
+ */
+void verbs_devices_child_reset(void)
+{
+	/* Written, never read: only a leak checker looks. */
+	static struct verbs_device *abandoned;
+
+	if (!pthread_mutex_trylock(&devices_lock)) {
+		pthread_mutex_unlock(&devices_lock);
+		return;
+	}
+	__atomic_store_n(&abandoned, known_devices, __ATOMIC_RELAXED);
+	known_devices = NULL;
+	pthread_mutex_init(&devices_lock, NULL);
+}
+
 struct verbs_device **verbs_discover(int *num)
 {
 	struct verbs_device **list, *vdev;
 	int n = 0;
 
+	verbs_proc_enter();
 	pthread_mutex_lock(&devices_lock);
 	rescan();
 	for (vdev = known_devices; vdev; vdev = vdev->next)

@@ -18,11 +18,7 @@ bool verbs_ctx_inherited(struct ibv_context *ctx)
 {
 	struct verbs_ex_private *priv = verbs_priv(ctx);
 
-	/*
-	 * The generation catches every child made by fork(); the pid also
-	 * catches children made without the atfork handlers (a raw clone()).
-	 */
-	return priv->fork_generation != verbs_fork_generation ||
+	return !verbs_proc_is(priv->proc_token) ||
 	       priv->owner_pid != getpid();
 }
 
@@ -32,11 +28,13 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 	struct ibv_context *ctx = &vctx->context;
 	struct verbs_ex_private *priv;
 
+	/* Opening and importing alike: RDMAV_FORK_SAFE applies here too. */
+	verbs_fork_setup();
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
 		return ENOMEM;
 
-	priv->fork_generation = verbs_fork_generation;
+	priv->proc_token = verbs_proc_enter();
 	priv->owner_pid = getpid();
 
 	vctx->priv = priv;

@@ -5,24 +5,21 @@
  */
 #include "ibverbs.h"
 
-static void channel_get(struct ibv_context *ctx,
-			struct ibv_comp_channel *channel)
+/*
+ * A channel counts the CQs that use it.  Atomics rather than ctx->mutex:
+ * a fork child destroying inherited CQs must not wait for a mutex that a
+ * thread of its parent held at fork().
+ */
+static void channel_get(struct ibv_comp_channel *channel)
 {
-	if (!channel)
-		return;
-	pthread_mutex_lock(&ctx->mutex);
-	channel->refcnt++;
-	pthread_mutex_unlock(&ctx->mutex);
+	if (channel)
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
 }
 
-static void channel_put(struct ibv_context *ctx,
-			struct ibv_comp_channel *channel)
+static void channel_put(struct ibv_comp_channel *channel)
 {
-	if (!channel)
-		return;
-	pthread_mutex_lock(&ctx->mutex);
-	channel->refcnt--;
-	pthread_mutex_unlock(&ctx->mutex);
+	if (channel)
+		__atomic_sub_fetch(&channel->refcnt, 1, __ATOMIC_RELEASE);
 }
 
 static bool comp_vector_ok(struct ibv_context *ctx, int comp_vector)
@@ -49,7 +46,7 @@ IBV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe,
 	if (!cq)
 		return NULL;
 	cq->cq_context = cq_context;
-	channel_get(ctx, channel);
+	channel_get(channel);
 	return cq;
 }
 
@@ -73,7 +70,7 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 	if (!cq)
 		return NULL;
 	cq->cq_context = attr->cq_context;
-	channel_get(ctx, attr->channel);
+	channel_get(attr->channel);
 	return cq;
 }
 
@@ -106,13 +103,17 @@ IBV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	/* In a fork child the provider frees only its user-space copy. */
 	err = verbs_ops(ctx)->destroy_cq(cq);
 	if (!err)
-		channel_put(ctx, channel);
+		channel_put(channel);
 	return err;
 }
 
 IBV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
-	if (!cq)
+	/*
+	 * In a child, an inherited CQ's count is the parent's business, and
+	 * its mutex may have been held by a thread the child does not have.
+	 */
+	if (!cq || verbs_obj_inherited(cq->context))
 		return;
 	pthread_mutex_lock(&cq->mutex);
 	cq->comp_events_completed += nevents;

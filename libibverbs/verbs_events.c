@@ -35,15 +35,12 @@ ibv_create_comp_channel(struct ibv_context *ctx)
 
 IBV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	struct ibv_context *ctx;
 	int busy;
 
 	if (!channel || !channel->context)
 		return EINVAL;
-	ctx = channel->context;
-	pthread_mutex_lock(&ctx->mutex);
-	busy = channel->refcnt;
-	pthread_mutex_unlock(&ctx->mutex);
+	/* No ctx->mutex, see channel_get() in verbs_cq.c. */
+	busy = __atomic_load_n(&channel->refcnt, __ATOMIC_ACQUIRE);
 	if (busy)
 		return EBUSY;
 	/* Closing our descriptor never affects a parent's copy. */
@@ -169,10 +166,15 @@ IBV_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
 	return 0;
 }
 
-/* Count one more acknowledged event on the object's counter. */
-static void ack_one(pthread_mutex_t *mutex, pthread_cond_t *cond,
-		    uint32_t *completed)
+/*
+ * Count one more acknowledged event on the object's counter; nothing for
+ * an object inherited across fork() (see ibv_ack_cq_events()).
+ */
+static void ack_one(struct ibv_context *ctx, pthread_mutex_t *mutex,
+		    pthread_cond_t *cond, uint32_t *completed)
 {
+	if (verbs_obj_inherited(ctx))
+		return;
 	pthread_mutex_lock(mutex);
 	(*completed)++;
 	pthread_cond_signal(cond);
@@ -191,19 +193,23 @@ IBV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 	switch (event_object_of(event->event_type)) {
 	case EV_CQ:
 		cq = event->element.cq;
-		ack_one(&cq->mutex, &cq->cond, &cq->async_events_completed);
+		ack_one(cq->context, &cq->mutex, &cq->cond,
+			&cq->async_events_completed);
 		break;
 	case EV_QP:
 		qp = event->element.qp;
-		ack_one(&qp->mutex, &qp->cond, &qp->events_completed);
+		ack_one(qp->context, &qp->mutex, &qp->cond,
+			&qp->events_completed);
 		break;
 	case EV_SRQ:
 		srq = event->element.srq;
-		ack_one(&srq->mutex, &srq->cond, &srq->events_completed);
+		ack_one(srq->context, &srq->mutex, &srq->cond,
+			&srq->events_completed);
 		break;
 	case EV_WQ:
 		wq = event->element.wq;
-		ack_one(&wq->mutex, &wq->cond, &wq->events_completed);
+		ack_one(wq->context, &wq->mutex, &wq->cond,
+			&wq->events_completed);
 		break;
 	case EV_NONE:
 		break;

@@ -123,8 +123,9 @@ static inline bool rxe_inherited(struct ibv_context *ctx)
 }
 
 /*
- * The full check, for destroy ops: also catches a child made without the
- * atfork handler, where a kernel command would destroy the parent's object.
+ * The full check, for destroy ops: also catches a child that shares the
+ * parent's memory (vfork(), CLONE_VM), where a kernel command would
+ * destroy the parent's object.
  */
 static inline bool rxe_destroy_in_child(struct ibv_context *ctx)
 {
