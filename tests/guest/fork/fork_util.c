@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,33 @@ bool fu_start(const char *name)
 		return true;
 	err = ibv_fork_init();
 	return gc_ok(!err, "ibv_fork_init: %s", strerror(err));
+}
+
+/* Ask the guest kernel for a few huge pages if it has none reserved. */
+static void reserve_huge_pages(void)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r+");
+	int n = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &n) == 1 && n < 4) {
+		rewind(f);
+		fprintf(f, "4\n");
+	}
+	fclose(f);
+}
+
+void *fu_map_huge(void *addr, size_t len)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB;
+	void *p;
+
+	reserve_huge_pages();
+	if (addr)
+		flags |= MAP_FIXED_NOREPLACE;
+	p = mmap(addr, len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 void *fu_map(size_t len)

@@ -29,6 +29,11 @@ bool fu_start(const char *name);
 /* An anonymous private mapping of @len bytes (page multiple), or NULL. */
 void *fu_map(size_t len);
 void fu_unmap(void *addr, size_t len);
+/*
+ * @len bytes of 2 MiB huge pages (reserving a few first), at @addr if not
+ * NULL (never replacing a mapping); NULL with errno on failure.
+ */
+void *fu_map_huge(void *addr, size_t len);
 
 /*
  * Whether the page at @addr carries VmFlags "dc" (MADV_DONTFORK) in
