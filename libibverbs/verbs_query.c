@@ -241,10 +241,15 @@ IBV_EXPORT ssize_t _ibv_query_gid_table(struct ibv_context *ctx,
 
 	if (err)
 		return -err;
-	if (!entries || flags || entry_size < GID_ENTRY_MIN_SIZE)
+	/*
+	 * No room is too little room: the kernel (and so rdma-core 44, which
+	 * passes the buffer through) refuses a table that does not fit.
+	 */
+	if (!entries || flags || entry_size < GID_ENTRY_MIN_SIZE ||
+	    !max_entries) {
+		errno = EINVAL;
 		return -EINVAL;
-	if (!max_entries)
-		return 0;
+	}
 
 	full = calloc(max_entries, sizeof(*full));
 	if (!full)
