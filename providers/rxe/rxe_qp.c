@@ -200,6 +200,15 @@ int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EPERM;
 	}
+	/*
+	 * As rdma-core 44's librxe: an empty list is EINVAL, and so is a QP
+	 * in RESET, whose receive queue the kernel empties on the next
+	 * move to INIT (IB spec C10-97.2.1 lets a CA refuse it).
+	 */
+	if (!wr || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	return rxe_wq_post_recv(&to_rqp(ibqp)->rq, wr, bad_wr);
 }
 

@@ -279,6 +279,18 @@ static bool rxe_sq_has_room(struct rxe_qp *qp, uint32_t prod, uint32_t *cons)
 	return !rxe_ring_full(&qp->sq.ring, prod, *cons);
 }
 
+/*
+ * The kernel refuses the doorbell before RTS (EINVAL, as rdma-core 44's
+ * librxe reports), but only after the requests sit in the ring, where a
+ * later doorbell would run them.  Refuse them first.  The cached state is
+ * enough: only the caller moves a QP to RESET, INIT or RTR.
+ */
+static bool rxe_sq_open(struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
 int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -290,6 +302,10 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (rxe_inherited(ibqp->context)) {
 		*bad_wr = wr;
 		return EPERM;
+	}
+	if (!wr || !rxe_sq_open(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
 	}
 
 	pthread_mutex_lock(&qp->sq.lock);
