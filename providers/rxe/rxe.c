@@ -318,7 +318,6 @@ static const struct verbs_ops rxe_ops = {
 	.query_srq = rxe_query_srq,
 	.destroy_srq = rxe_destroy_srq,
 	.post_srq_recv = rxe_post_srq_recv,
-	.get_srq_num = rxe_get_srq_num,
 
 	.create_qp = rxe_create_qp,
 	.create_qp_ex = rxe_create_qp_ex,

@@ -170,7 +170,6 @@ int rxe_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 int rxe_destroy_srq(struct ibv_srq *srq) IBV_HIDDEN;
 int rxe_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
-int rxe_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num) IBV_HIDDEN;
 
 /* rxe_qp.c */
 struct ibv_qp *rxe_create_qp(struct ibv_pd *pd,

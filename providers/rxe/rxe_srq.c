@@ -132,9 +132,3 @@ int rxe_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	}
 	return rxe_wq_post_recv(&to_rsrq(ibsrq)->rq, wr, bad_wr);
 }
-
-int rxe_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
-{
-	*srq_num = to_rsrq(ibsrq)->vsrq.srq_num;
-	return 0;
-}
