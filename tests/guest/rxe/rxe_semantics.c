@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Upstream's answers to calls made at the wrong time or with too little
+ * room, measured with rdma-core 44 on the 6.1 kernel: a GID table buffer
+ * smaller than the table, posting to a QP that is not ready (RESET, INIT,
+ * RTR), empty request lists, receives on a QP that uses an SRQ, a full or
+ * misused SRQ, and ibv_get_srq_num() on a provider without XRC.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "guest_common.h"
+
+#define GID_ENTRIES 64
+
+static void test_gid_table(void)
+{
+	struct ibv_gid_entry ent[GID_ENTRIES];
+	struct gc_dev dev;
+	ssize_t n, r;
+
+	if (!gc_ok(!gc_dev_open(&dev, 0), "gid table: open rxe0"))
+		return;
+	n = ibv_query_gid_table(dev.ctx, ent, GID_ENTRIES, 0);
+	gc_ok(n >= 2, "gid table: %zd valid entries (link-local and IPv4)",
+	      n);
+	r = ibv_query_gid_table(dev.ctx, ent, 0, 0);
+	gc_ok(r == -EINVAL, "gid table: 0 entries is EINVAL (%zd)", r);
+	if (n >= 2) {
+		r = ibv_query_gid_table(dev.ctx, ent, n - 1, 0);
+		gc_ok(r == -EINVAL, "gid table: %zd entries is EINVAL (%zd)",
+		      n - 1, r);
+		r = ibv_query_gid_table(dev.ctx, ent, n, 0);
+		gc_ok(r == n, "gid table: exactly %zd entries fit (%zd)", n, r);
+	}
+	gc_dev_close(&dev);
+}
+
+static int to_state(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr = { .qp_state = state };
+
+	return ibv_modify_qp(qp, &attr, IBV_QP_STATE);
+}
+
+static int try_recv(struct ibv_qp *qp, struct gc_buf *buf)
+{
+	return gc_post_recv(qp, buf, 0, 64, 1);
+}
+
+static int try_send(struct gc_pair *p, struct gc_buf *buf, uint64_t wr_id,
+		    struct ibv_ah *ah, struct ibv_send_wr **bad)
+{
+	struct ibv_sge sge = { (uintptr_t)buf->addr, 64, buf->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	int err;
+
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = p->qp_b->qp_num;
+	wr.wr.ud.remote_qkey = GC_QKEY;
+	*bad = NULL;
+	err = ibv_post_send(p->qp_a, &wr, bad);
+	/* Report "the request itself" without keeping its address. */
+	if (*bad == &wr)
+		*bad = (struct ibv_send_wr *)1;
+	return err;
+}
+
+/*
+ * A QP moved back to RESET, then up again without passing RESET: receives
+ * only outside RESET, sends only from RTS on; a refused send must not sit
+ * in the ring and run with the first send that is accepted.
+ */
+static void test_states(enum ibv_qp_type type, const char *t)
+{
+	struct ibv_qp_attr rts = { .qp_state = IBV_QPS_RTS };
+	struct ibv_send_wr *bad;
+	struct ibv_ah *ah = NULL;
+	struct gc_buf a, b;
+	struct gc_pair p;
+	struct ibv_wc wc;
+	int err;
+
+	if (!gc_ok(!gc_pair_open(&p, type, NULL), "%s: QP pair", t))
+		return;
+	if (gc_buf_alloc(&a, p.a.pd, 4096, GC_ACCESS_ALL, 1) ||
+	    gc_buf_alloc(&b, p.b.pd, 4096, GC_ACCESS_ALL, 2)) {
+		gc_ok(false, "%s: buffers", t);
+		gc_pair_close(&p);
+		return;
+	}
+	if (type == IBV_QPT_UD)
+		ah = gc_create_ah(&p.a, &p.b);
+
+	gc_ok(!to_state(p.qp_a, IBV_QPS_RESET), "%s: back to RESET", t);
+	err = try_recv(p.qp_a, &a);
+	gc_ok(err == EINVAL, "%s: post_recv in RESET is EINVAL (%s)", t,
+	      strerror(err));
+	err = try_send(&p, &a, 1, ah, &bad);
+	gc_ok(err == EINVAL, "%s: post_send in RESET is EINVAL (%s)", t,
+	      strerror(err));
+
+	gc_ok(!gc_qp_init(p.qp_a, type == IBV_QPT_UD ? 0 : GC_ACCESS_ALL),
+	      "%s: to INIT", t);
+	err = try_recv(p.qp_a, &a);
+	gc_ok(!err, "%s: post_recv in INIT (%s)", t, strerror(err));
+	err = try_send(&p, &a, 2, ah, &bad);
+	gc_ok(err == EINVAL, "%s: post_send in INIT is EINVAL (%s)", t,
+	      strerror(err));
+	gc_guard(bad == (struct ibv_send_wr *)1,
+		 "%s: *bad_wr is the refused request", t);
+
+	if (type == IBV_QPT_UD) {
+		gc_ok(!to_state(p.qp_a, IBV_QPS_RTR), "%s: to RTR", t);
+		err = try_send(&p, &a, 3, ah, &bad);
+		gc_ok(err == EINVAL, "%s: post_send in RTR is EINVAL (%s)", t,
+		      strerror(err));
+		gc_ok(!ibv_modify_qp(p.qp_a, &rts, IBV_QP_STATE |
+				     IBV_QP_SQ_PSN), "%s: to RTS", t);
+	} else {
+		/* INIT to INIT is allowed: qp_a keeps its ring as it is. */
+		gc_ok(!to_state(p.qp_b, IBV_QPS_RESET) &&
+		      !gc_connect(p.qp_a, &p.a, p.qp_b, &p.b),
+		      "%s: connected again", t);
+	}
+	/* Only the send posted in RTS may arrive and complete. */
+	gc_ok(!try_recv(p.qp_b, &b), "%s: peer post_recv", t);
+	err = try_send(&p, &a, 4, ah, &bad);
+	gc_ok(!err, "%s: post_send in RTS (%s)", t, strerror(err));
+	gc_ok(gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
+	      wc.status == IBV_WC_SUCCESS, "%s: a send completes", t);
+	gc_guard(wc.wr_id == 4 && gc_poll(p.cq_a, 1, &wc, 500) == 0,
+		 "%s: the sends refused before RTS never ran", t);
+
+	err = ibv_post_send(p.qp_a, NULL, &bad);
+	gc_ok(err == EINVAL, "%s: post_send of no request is EINVAL (%s)", t,
+	      strerror(err));
+	err = ibv_post_recv(p.qp_a, NULL, &(struct ibv_recv_wr *){ NULL });
+	gc_ok(err == EINVAL, "%s: post_recv of no request is EINVAL (%s)", t,
+	      strerror(err));
+
+	if (ah)
+		ibv_destroy_ah(ah);
+	gc_buf_free(&a);
+	gc_buf_free(&b);
+	gc_pair_close(&p);
+}
+
+static void test_srq(void)
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
+						   .max_sge = 1 } };
+	struct gc_qp_caps caps = {};
+	struct ibv_recv_wr wr = {}, *bad;
+	struct ibv_srq_attr sattr;
+	struct ibv_qp *qp = NULL;
+	struct ibv_srq *srq;
+	struct ibv_sge sge;
+	struct gc_pair p;
+	struct gc_buf a;
+	uint32_t num;
+	unsigned int i;
+	int err = 0;
+
+	if (!gc_ok(!gc_pair_open(&p, 0, NULL), "srq: devices"))
+		return;
+	srq = ibv_create_srq(p.a.pd, &sia);
+	if (!gc_ok(srq != NULL, "srq: create") ||
+	    !gc_ok(!gc_buf_alloc(&a, p.a.pd, 4096, GC_ACCESS_ALL, 1),
+		   "srq: buffer"))
+		goto out;
+	caps.srq = srq;
+	qp = gc_create_qp(&p.a, p.cq_a, IBV_QPT_RC, &caps);
+	gc_ok(qp && !gc_qp_init(qp, GC_ACCESS_ALL), "srq: QP in INIT");
+	if (qp) {
+		err = try_recv(qp, &a);
+		gc_ok(err == EINVAL,
+		      "srq: post_recv on a QP with an SRQ is EINVAL (%s)",
+		      strerror(err));
+	}
+
+	num = 0x5a5a;
+	err = ibv_get_srq_num(srq, &num);
+	gc_ok(err == EOPNOTSUPP,
+	      "srq: get_srq_num without XRC is EOPNOTSUPP (%s)",
+	      strerror(err));
+
+	bad = (struct ibv_recv_wr *)1;
+	err = ibv_post_srq_recv(srq, NULL, &bad);
+	gc_ok(!err, "srq: post_srq_recv of no request succeeds (%s)",
+	      strerror(err));
+
+	sge = (struct ibv_sge){ (uintptr_t)a.addr, 64, a.mr->lkey };
+	wr.sg_list = &sge;
+	gc_ok(!ibv_query_srq(srq, &sattr), "srq: query");
+	wr.num_sge = sattr.max_sge + 1;
+	bad = NULL;
+	err = ibv_post_srq_recv(srq, &wr, &bad);
+	gc_ok(err == EINVAL && bad == &wr,
+	      "srq: %u SGEs (max %u) is EINVAL, *bad_wr set (%s)",
+	      wr.num_sge, sattr.max_sge, strerror(err));
+	wr.num_sge = 1;
+	for (i = 0; i <= sattr.max_wr + 1; i++) {
+		err = ibv_post_srq_recv(srq, &wr, &bad);
+		if (err)
+			break;
+	}
+	gc_ok(err == ENOMEM && i >= sattr.max_wr && bad == &wr,
+	      "srq: full after %u of max_wr %u: ENOMEM (%s)", i,
+	      sattr.max_wr, strerror(err));
+	gc_buf_free(&a);
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (srq)
+		ibv_destroy_srq(srq);
+	gc_pair_close(&p);
+}
+
+int main(void)
+{
+	gc_start("rxe_semantics");
+	test_gid_table();
+	test_states(IBV_QPT_RC, "RC");
+	test_states(IBV_QPT_UD, "UD");
+	test_srq();
+	return gc_finish();
+}
