@@ -6,7 +6,10 @@
  * once, and each thread's slot on the target must end up holding its last
  * value (writes on one QP land in order).  A full send queue shows as
  * ENOMEM with *bad_wr at the first request that did not fit, and the
- * poster retries from there.  Posters hold credits so that the CQ never
+ * poster retries from there.  That path is made certain, not left to
+ * timing: the run starts behind a SEND the target has no receive for, so
+ * the send queue fills up (RNR retries without end) until the main thread
+ * posts that receive.  Posters hold credits so that the CQ never
  * holds more than MAX_INFLIGHT completions.  A watchdog ends the run if
  * nothing moves for GC_STALL_S seconds, so a stall is reported instead of
  * hanging.
@@ -34,6 +37,8 @@
  */
 #define MAX_INFLIGHT	(GC_CQ_SIZE / 2)
 #define GC_STALL_S	20
+/* How long the gate stays shut at most, waiting for a full send queue. */
+#define GATE_MS		10000
 
 static int total = DEFAULT_TOTAL;
 static int per_thread = DEFAULT_TOTAL / THREADS;
@@ -165,6 +170,28 @@ static int posted(struct stress *s)
 	return sum;
 }
 
+/*
+ * The gate: an unsignaled SEND at the head of the send queue, which the
+ * target answers with RNR NAKs (rnr_retry 7 retries forever) until it has
+ * a receive.  Nothing behind it completes, so the posters fill the queue.
+ */
+static int shut_gate(struct stress *s)
+{
+	return gc_post_send(s->p.qp_a, IBV_WR_SEND, &s->a, 0, 8, total, 0, 0,
+			    0);
+}
+
+static int open_gate(struct stress *s)
+{
+	int waited = 0;
+
+	while (!atomic_load(&s->full) && waited < GATE_MS) {
+		usleep(10000);
+		waited += 10;
+	}
+	return gc_post_recv(s->p.qp_b, &s->b, 2048, 64, 0);
+}
+
 /* Wait for the run to finish; false if it stalled. */
 static bool watchdog(struct stress *s)
 {
@@ -227,12 +254,14 @@ int main(void)
 	}
 	memset(s.b.addr, 0, 4096);
 
+	gc_ok(!shut_gate(&s), "gate: a SEND without a receive at the head");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pthread_create(&poll, NULL, poller, &s);
 	for (i = 0; i < THREADS; i++) {
 		args[i] = (struct poster_arg){ &s, i };
 		pthread_create(&post[i], NULL, poster, &args[i]);
 	}
+	gc_ok(!open_gate(&s), "gate: the receive that lets it through");
 	moving = watchdog(&s);
 	atomic_store(&s.stop, true);
 	for (i = 0; i < THREADS; i++)
@@ -259,6 +288,9 @@ int main(void)
 	      s.poll_error);
 	gc_ok(posted(&s) == total, "%d of %d requests posted", posted(&s),
 	      total);
+	gc_ok(atomic_load(&s.full) > 0,
+	      "the send queue ran full: ENOMEM %d times, resumed at *bad_wr",
+	      atomic_load(&s.full));
 	for (i = 0; i < total; i++) {
 		if (!s.seen[i] && missing++ < 8)
 			gc_diag("missing wr_id %d (thread %d seq %d)", i,
