@@ -186,7 +186,12 @@ out:
 	gc_pair_close(&p);
 }
 
-/* Ten completions pending in a 16-entry CQ survive a resize to 64. */
+/*
+ * Ten completions pending in a 16-entry CQ survive a resize to 64.  The
+ * CQ is the receiver's: rxe writes a receive completion before it sends
+ * the ACK, so once the sender has its ten completions all ten receive
+ * completions are in the CQ -- no sleep, no race.
+ */
 static void test_resize(void)
 {
 	struct ibv_cq *small;
@@ -197,9 +202,9 @@ static void test_resize(void)
 
 	if (!gc_ok(!gc_pair_open(&p, 0, NULL), "resize: devices"))
 		return;
-	small = ibv_create_cq(p.a.ctx, 16, NULL, NULL, 0);
-	p.qp_a = gc_create_qp(&p.a, small, IBV_QPT_RC, NULL);
-	p.qp_b = gc_create_qp(&p.b, p.cq_b, IBV_QPT_RC, NULL);
+	small = ibv_create_cq(p.b.ctx, 16, NULL, NULL, 0);
+	p.qp_a = gc_create_qp(&p.a, p.cq_a, IBV_QPT_RC, NULL);
+	p.qp_b = gc_create_qp(&p.b, small, IBV_QPT_RC, NULL);
 	if (!small || !p.qp_a || !p.qp_b ||
 	    gc_connect(p.qp_a, &p.a, p.qp_b, &p.b) ||
 	    gc_buf_alloc(&a, p.a.pd, 4096, GC_ACCESS_ALL, 1) ||
@@ -208,20 +213,27 @@ static void test_resize(void)
 		goto out;
 	}
 	for (i = 0; i < 10; i++)
-		gc_post_send(p.qp_a, IBV_WR_RDMA_WRITE, &a, i * 64, 64, i,
-			     IBV_SEND_SIGNALED, (uintptr_t)b.addr + i * 64,
-			     b.mr->rkey);
-	usleep(500000);
+		gc_post_recv(p.qp_b, &b, i * 64, 64, i);
+	for (i = 0; i < 10; i++)
+		gc_post_send(p.qp_a, IBV_WR_SEND, &a, i * 64, 64, i,
+			     IBV_SEND_SIGNALED, 0, 0);
+	n = gc_poll(p.cq_a, 10, wc, GC_TIMEOUT_MS);
+	ok = n == 10;
+	for (i = 0; ok && i < n; i++)
+		ok &= wc[i].status == IBV_WC_SUCCESS;
+	gc_ok(ok, "resize: 10 sends acknowledged, so 10 receive "
+	      "completions wait in the 16-entry CQ (%d)", n);
 	i = ibv_resize_cq(small, 64);
 	gc_ok(!i && small->cqe >= 64, "ibv_resize_cq 16 -> 64 (%s, cqe %d)",
 	      strerror(i), small->cqe);
-	n = gc_poll(small, 10, wc, GC_TIMEOUT_MS);
+	n = ibv_poll_cq(small, 10, wc);
 	ok = n == 10;
 	for (i = 0; ok && i < n; i++)
 		ok &= wc[i].wr_id == (uint64_t)i &&
-		      wc[i].status == IBV_WC_SUCCESS;
+		      wc[i].status == IBV_WC_SUCCESS &&
+		      wc[i].opcode == IBV_WC_RECV && wc[i].byte_len == 64;
 	gc_ok(ok, "resize: all 10 completions kept, in order (%d)", n);
-	gc_ok(!memcmp(a.addr, b.addr, 640), "resize: data written");
+	gc_ok(!memcmp(a.addr, b.addr, 640), "resize: data received");
 	gc_buf_free(&a);
 	gc_buf_free(&b);
 out:
