@@ -130,8 +130,15 @@ IBV_EXPORT int ibv_query_gid(struct ibv_context *ctx, uint8_t port_num,
 		errno = err;
 		return -1;
 	}
-	if (read_port_file(ctx, port_num, "gids", index, buf, sizeof(buf)))
+	if (read_port_file(ctx, port_num, "gids", index, buf, sizeof(buf))) {
+		/*
+		 * No such port or index: rdma-core 44 asks the kernel, which
+		 * answers EINVAL.
+		 */
+		if (errno == ENOENT)
+			errno = EINVAL;
 		return -1;
+	}
 	/* sysfs prints the GID as eight groups of 16 bits. */
 	if (sscanf(buf, "%x:%x:%x:%x:%x:%x:%x:%x", &word[0], &word[1],
 		   &word[2], &word[3], &word[4], &word[5], &word[6],
