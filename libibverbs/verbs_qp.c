@@ -99,7 +99,8 @@ IBV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 	if (err)
 		return err;
-	if (!attr || !attr_mask)
+	/* An empty mask is a no-op the kernel accepts (rdma-core 44 too). */
+	if (!attr)
 		return EINVAL;
 	err = verbs_ops(qp->context)->modify_qp(qp, attr, attr_mask);
 	if (!err && (attr_mask & IBV_QP_STATE))

@@ -64,8 +64,8 @@ IBV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 
 	if (err)
 		return err;
-	if (!attr || !attr_mask ||
-	    (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
+	/* An empty mask is a no-op the kernel accepts (rdma-core 44 too). */
+	if (!attr || (attr_mask & ~(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
 		return EINVAL;
 	if (!verbs_ops(srq->context)->modify_srq)
 		return EOPNOTSUPP;
