@@ -111,12 +111,18 @@ IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	return err;
 }
 
-/* Validate flags and arguments as the man page defines them. */
+/*
+ * Validate flags and arguments as the man page defines them.  Access
+ * flags without IBV_REREG_MR_CHANGE_ACCESS are an input error in
+ * rdma-core 44 too.
+ */
 static bool rereg_args_ok(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
-			  void *addr, size_t length)
+			  void *addr, size_t length, int access)
 {
 	if (!mr || !mr->context || !flags ||
 	    (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED))
+		return false;
+	if (access && !(flags & IBV_REREG_MR_CHANGE_ACCESS))
 		return false;
 	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length))
 		return false;
@@ -133,7 +139,7 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	struct verbs_fork_span span = { 0 }, old;
 	int err;
 
-	if (!rereg_args_ok(mr, flags, pd, addr, length)) {
+	if (!rereg_args_ok(mr, flags, pd, addr, length, access)) {
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
