@@ -30,15 +30,45 @@ IBV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	return srq;
 }
 
+/*
+ * What rdma-core 44's command layer checks before the kernel sees the
+ * request: unknown comp_mask bits, then the attributes each SRQ type
+ * needs.  A request that could never work is EINVAL even on a provider
+ * that lacks the type (EOPNOTSUPP comes after these checks).
+ */
+static int check_srq_ex(const struct ibv_srq_init_attr_ex *attr)
+{
+	uint32_t mask = attr->comp_mask;
+	enum ibv_srq_type type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ?
+					 attr->srq_type : IBV_SRQT_BASIC;
+
+	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED)
+		return EOPNOTSUPP;
+	if (!(mask & IBV_SRQ_INIT_ATTR_PD))
+		return EINVAL;
+	if (type == IBV_SRQT_XRC && (!(mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+				     !(mask & IBV_SRQ_INIT_ATTR_CQ)))
+		return EINVAL;
+	if (type == IBV_SRQT_TM && (!(mask & IBV_SRQ_INIT_ATTR_CQ) ||
+				    !(mask & IBV_SRQ_INIT_ATTR_TM) ||
+				    !attr->tm_cap.max_num_tags))
+		return EINVAL;
+	return 0;
+}
+
 struct ibv_srq *verbs_create_srq_ex(struct ibv_context *ctx,
 				    struct ibv_srq_init_attr_ex *attr)
 {
 	struct ibv_srq *srq;
+	int err;
 
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (!attr)
 		return verbs_null_errno(EINVAL);
+	err = check_srq_ex(attr);
+	if (err)
+		return verbs_null_errno(err);
 
 	srq = verbs_ops(ctx)->create_srq_ex(ctx, attr);
 	if (srq)
