@@ -314,6 +314,7 @@ static const struct verbs_ops rxe_ops = {
 	.destroy_cq = rxe_destroy_cq,
 
 	.create_srq = rxe_create_srq,
+	.create_srq_ex = rxe_create_srq_ex,
 	.modify_srq = rxe_modify_srq,
 	.query_srq = rxe_query_srq,
 	.destroy_srq = rxe_destroy_srq,

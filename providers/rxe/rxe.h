@@ -161,6 +161,8 @@ int rxe_resize_cq(struct ibv_cq *cq, int cqe) IBV_HIDDEN;
 int rxe_destroy_cq(struct ibv_cq *cq) IBV_HIDDEN;
 
 /* rxe_srq.c */
+struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr) IBV_HIDDEN;
 struct ibv_srq *rxe_create_srq(struct ibv_pd *pd,
 			       struct ibv_srq_init_attr *attr) IBV_HIDDEN;
 int rxe_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,

@@ -123,6 +123,31 @@ int rxe_destroy_srq(struct ibv_srq *ibsrq)
 	return 0;
 }
 
+/*
+ * Only basic SRQs: rxe has neither XRC nor tag matching.  Having the op
+ * makes the library check a request's arguments first, as rdma-core 44
+ * does (EINVAL for an XRC SRQ without XRCD and CQ), before EOPNOTSUPP.
+ */
+struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq_init_attr basic = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+	};
+	struct ibv_srq *srq;
+
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	    attr->srq_type != IBV_SRQT_BASIC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = rxe_create_srq(attr->pd, &basic);
+	if (srq)
+		attr->attr = basic.attr;
+	return srq;
+}
+
 int rxe_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
