@@ -13,6 +13,26 @@
 #define RXE_SEND_HDR	offsetof(struct rxe_send_wqe, dma.sge)
 #define RXE_RECV_HDR	offsetof(struct rxe_recv_wqe, dma.sge)
 
+/*
+ * A type the kernel knows but rxe lacks is EOPNOTSUPP; any other number
+ * the kernel refuses as EINVAL, as rdma-core 44, which passes it on, says.
+ */
+static bool rxe_qp_type_known(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+	case IBV_QPT_RAW_PACKET:
+	case IBV_QPT_XRC_SEND:
+	case IBV_QPT_XRC_RECV:
+	case IBV_QPT_DRIVER:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool rxe_qp_type_ok(enum ibv_qp_type type)
 {
 	return type == IBV_QPT_RC || type == IBV_QPT_UC || type == IBV_QPT_UD;
@@ -98,6 +118,8 @@ static int rxe_check_qp_attr_ex(const struct ibv_qp_init_attr_ex *attr)
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
+	if (!rxe_qp_type_known(attr->qp_type))
+		return EINVAL;
 	if (!rxe_qp_type_ok(attr->qp_type))
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
