@@ -4,7 +4,10 @@
  * room, measured with rdma-core 44 on the 6.1 kernel: a GID table buffer
  * smaller than the table, posting to a QP that is not ready (RESET, INIT,
  * RTR), empty request lists, receives on a QP that uses an SRQ, a full or
- * misused SRQ, and ibv_get_srq_num() on a provider without XRC.
+ * misused SRQ, ibv_get_srq_num() on a provider without XRC, a GID index or
+ * port out of range, a QP type nobody knows, a QP modify with an empty
+ * mask (QP or SRQ), access flags for ibv_rereg_mr() without CHANGE_ACCESS,
+ * and XRC or TM SRQs requested without the attributes their type needs.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +38,68 @@ static void test_gid_table(void)
 		gc_ok(r == n, "gid table: exactly %zd entries fit (%zd)", n, r);
 	}
 	gc_dev_close(&dev);
+}
+
+static void test_misc(void)
+{
+	struct ibv_qp_init_attr init = {};
+	struct ibv_port_attr pa;
+	struct ibv_qp_attr attr;
+	union ibv_gid gid;
+	struct gc_pair p;
+	struct gc_buf b;
+	struct ibv_qp *qp;
+	int r;
+
+	if (!gc_ok(!gc_pair_open(&p, IBV_QPT_RC, NULL), "misc: RC pair"))
+		return;
+	gc_ok(!ibv_query_port(p.a.ctx, GC_PORT, &pa), "misc: query_port");
+	errno = 0;
+	r = ibv_query_gid(p.a.ctx, GC_PORT, pa.gid_tbl_len, &gid);
+	gc_ok(r == -1 && errno == EINVAL,
+	      "misc: query_gid past the table is -1, EINVAL (%s)",
+	      strerror(errno));
+	errno = 0;
+	r = ibv_query_gid(p.a.ctx, GC_PORT + 1, 0, &gid);
+	gc_ok(r == -1 && errno == EINVAL,
+	      "misc: query_gid on port 2 is -1, EINVAL (%s)", strerror(errno));
+
+	init.send_cq = init.recv_cq = p.cq_a;
+	init.cap = (struct ibv_qp_cap){ 4, 4, 1, 1, 0 };
+	init.qp_type = 77;
+	errno = 0;
+	qp = ibv_create_qp(p.a.pd, &init);
+	gc_ok(!qp && errno == EINVAL, "misc: QP type 77 is EINVAL (%s)",
+	      strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	init.qp_type = IBV_QPT_XRC_SEND;
+	errno = 0;
+	qp = ibv_create_qp(p.a.pd, &init);
+	gc_ok(!qp && errno == EOPNOTSUPP,
+	      "misc: XRC, known but not rxe's, is EOPNOTSUPP (%s)",
+	      strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+
+	memset(&attr, 0, sizeof(attr));
+	r = ibv_modify_qp(p.qp_a, &attr, 0);
+	gc_ok(!r, "misc: modify_qp with an empty mask is a no-op (%s)",
+	      strerror(r));
+	gc_ok(!ibv_query_qp(p.qp_a, &attr, IBV_QP_STATE, &init) &&
+	      attr.qp_state == IBV_QPS_RTS, "misc: the QP is still in RTS");
+
+	if (gc_ok(!gc_buf_alloc(&b, p.a.pd, 4096, IBV_ACCESS_LOCAL_WRITE, 1),
+		  "misc: MR")) {
+		errno = 0;
+		r = ibv_rereg_mr(b.mr, IBV_REREG_MR_CHANGE_PD, p.a.pd, NULL, 0,
+				 IBV_ACCESS_LOCAL_WRITE);
+		gc_ok(r == IBV_REREG_MR_ERR_INPUT && errno == EINVAL,
+		      "misc: rereg_mr with access but no CHANGE_ACCESS is an "
+		      "input error (%d, %s)", r, strerror(errno));
+		gc_buf_free(&b);
+	}
+	gc_pair_close(&p);
 }
 
 static int to_state(struct ibv_qp *qp, enum ibv_qp_state state)
@@ -153,6 +218,50 @@ static void test_states(enum ibv_qp_type type, const char *t)
 	gc_pair_close(&p);
 }
 
+/* An XRC or TM SRQ without what its type needs: EINVAL before EOPNOTSUPP. */
+static void test_srq_ex(void)
+{
+	struct ibv_srq_init_attr_ex attr = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD,
+	};
+	struct ibv_srq *srq;
+	struct gc_dev dev;
+
+	if (!gc_ok(!gc_dev_open(&dev, 0), "srq_ex: open rxe0"))
+		return;
+	attr.pd = dev.pd;
+	attr.srq_type = IBV_SRQT_XRC;
+	errno = 0;
+	srq = ibv_create_srq_ex(dev.ctx, &attr);
+	gc_ok(!srq && errno == EINVAL,
+	      "srq_ex: XRC without an XRCD and a CQ is EINVAL (%s)",
+	      strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+	attr.srq_type = IBV_SRQT_TM;
+	errno = 0;
+	srq = ibv_create_srq_ex(dev.ctx, &attr);
+	gc_ok(!srq && errno == EINVAL,
+	      "srq_ex: TM without a CQ and tag caps is EINVAL (%s)",
+	      strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+
+	/* A basic SRQ with a CQ named: the provider's create_srq_ex. */
+	attr.srq_type = IBV_SRQT_BASIC;
+	attr.comp_mask |= IBV_SRQ_INIT_ATTR_CQ;
+	attr.cq = ibv_create_cq(dev.ctx, 4, NULL, NULL, 0);
+	srq = attr.cq ? ibv_create_srq_ex(dev.ctx, &attr) : NULL;
+	gc_ok(srq != NULL, "srq_ex: a basic SRQ through create_srq_ex (%s)",
+	      srq ? "ok" : strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (attr.cq)
+		ibv_destroy_cq(attr.cq);
+	gc_dev_close(&dev);
+}
+
 static void test_srq(void)
 {
 	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
@@ -215,6 +324,9 @@ static void test_srq(void)
 	gc_ok(err == ENOMEM && i >= sattr.max_wr && bad == &wr,
 	      "srq: full after %u of max_wr %u: ENOMEM (%s)", i,
 	      sattr.max_wr, strerror(err));
+	err = ibv_modify_srq(srq, &sattr, 0);
+	gc_ok(!err, "srq: modify_srq with an empty mask is a no-op (%s)",
+	      strerror(err));
 	gc_buf_free(&a);
 out:
 	if (qp)
@@ -228,8 +340,10 @@ int main(void)
 {
 	gc_start("rxe_semantics");
 	test_gid_table();
+	test_misc();
 	test_states(IBV_QPT_RC, "RC");
 	test_states(IBV_QPT_UD, "UD");
 	test_srq();
+	test_srq_ex();
 	return gc_finish();
 }
