@@ -2,7 +2,9 @@
 """Control path through Debian's pyverbs, unchanged, on the library under
 test (see conftest.py): device list, contexts on rxe0 and rxe1, device,
 port, GID and P_Key queries checked against what the kernel shows in sysfs,
-PDs, and MRs of several sizes and access flags, valid and invalid.
+PDs, and MRs of several sizes and access flags, valid and invalid (each
+valid one proven by the device reading it, in an RDMA WRITE to the other
+device).
 
 Every test must pass on the project's libibverbs and on Debian's alike
 (tests/guest/run-all runs this file both ways): the expectations, errno
@@ -11,14 +13,19 @@ values included, are those of upstream on the same kernel.
 import errno
 import functools
 import os
+import time
 
 import pytest
 
 import pyverbs.enums as e
+from pyverbs.addr import AHAttr, GlobalRoute
+from pyverbs.cq import CQ
 from pyverbs.device import Context, get_device_list
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, SendWR
 
 import conftest
 
@@ -307,9 +314,74 @@ def test_alloc_pd(ctx):
         p.close()
 
 
+def ipv4_gid_index(ctx):
+    for idx in range(ctx.query_port(PORT).gid_tbl_len):
+        if str(ctx.query_gid(PORT, idx)).startswith(
+                '0000:0000:0000:0000:0000:ffff'):
+            return idx
+    raise RuntimeError('no IPv4 GID on port %d' % PORT)
+
+
+def rc_qp(pd, cq):
+    init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                      cap=QPCap(max_send_wr=4, max_recv_wr=4))
+    return QP(pd, init)
+
+
+def rc_to_rts(qp, ctx, peer_qp, peer_ctx):
+    attr = QPAttr(qp_state=e.IBV_QPS_INIT)
+    attr.qp_access_flags = LW | RW
+    attr.path_mtu = e.IBV_MTU_1024
+    attr.dest_qp_num = peer_qp.qp_num
+    attr.max_dest_rd_atomic = 1
+    attr.max_rd_atomic = 1
+    attr.min_rnr_timer = 12
+    attr.timeout = 14
+    attr.retry_cnt = 7
+    attr.rnr_retry = 7
+    peer_gid = peer_ctx.query_gid(PORT, ipv4_gid_index(peer_ctx))
+    gr = GlobalRoute(dgid=peer_gid, sgid_index=ipv4_gid_index(ctx))
+    attr.ah_attr = AHAttr(port_num=PORT, is_global=1, gr=gr)
+    qp.to_rts(attr)
+
+
+def poll_one(cq, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        n, wcs = cq.poll()
+        if n:
+            return wcs[0]
+    pytest.fail('%s: no completion within %d s' % (what, timeout))
+
+
+def device_read(ctx, dev, pd, mr, offset, length):
+    """What the device reads of @mr[offset:offset+length] through its lkey:
+    the payload of an RDMA WRITE from @mr to an MR on the other device."""
+    peer_dev = DEVICES[1 - DEVICES.index(dev)]
+    with Context(name=peer_dev) as pctx, PD(pctx) as ppd, \
+            CQ(pctx, 4) as pcq, CQ(ctx, 4) as cq, \
+            MR(ppd, length, LW | RW) as dst:
+        qp, pqp = rc_qp(pd, cq), rc_qp(ppd, pcq)
+        try:
+            rc_to_rts(qp, ctx, pqp, pctx)
+            rc_to_rts(pqp, pctx, qp, ctx)
+            wr = SendWR(opcode=e.IBV_WR_RDMA_WRITE, num_sge=1,
+                        sg=[SGE(mr.buf + offset, length, mr.lkey)],
+                        send_flags=e.IBV_SEND_SIGNALED)
+            wr.set_wr_rdma(dst.rkey, dst.buf)
+            qp.post_send(wr)
+            wc = poll_one(cq, 'RDMA WRITE from the MR')
+            assert wc.status == e.IBV_WC_SUCCESS, \
+                'RDMA WRITE from the MR: status %d' % wc.status
+            return dst.read(length, 0)
+        finally:
+            qp.close()
+            pqp.close()
+
+
 @pytest.mark.parametrize('access', MR_ACCESS.values(), ids=MR_ACCESS.keys())
 @pytest.mark.parametrize('size', MR_SIZES)
-def test_reg_mr(pd, size, access):
+def test_reg_mr(ctx, dev, pd, size, access):
     with MR(pd, size, access) as mr:
         assert mr.length == size
         assert mr.buf != 0
@@ -319,11 +391,13 @@ def test_reg_mr(pd, size, access):
             assert mr.rkey != 0
         else:
             assert mr.rkey == 0
-        # The buffer is the process's memory, registered in place.
-        data = bytes(range(256)) * (min(size, 4096) // 256) + b'\x5a'
-        data = data[:min(size, 4096)]
-        mr.write(data, len(data))
-        assert mr.read(len(data), 0) == data
+        # The registration covers the process's buffer in place, up to
+        # its last byte: the device reads back what the process wrote at
+        # the end (a local read needs no access flag, only the lkey).
+        n = min(size, 4096)
+        data = (bytes(range(256)) * (n // 256 + 1))[:n - 1] + b'\x5a'
+        mr.write(data, n, size - n)
+        assert device_read(ctx, dev, pd, mr, size - n, n) == data
 
 
 def test_mr_keys_distinct(pd):
