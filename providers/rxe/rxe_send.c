@@ -351,7 +351,8 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 
 	if (rxe_inherited(ibqp->context))
 		return EPERM;
-	if (mw->type != IBV_MW_TYPE_1 || !rxe_op_lookup(qp, IBV_WR_BIND_MW))
+	if (mw->type != IBV_MW_TYPE_1 || !rxe_op_lookup(qp, IBV_WR_BIND_MW) ||
+	    !rxe_sq_open(ibqp))
 		return EINVAL;
 
 	pthread_mutex_lock(&qp->sq.lock);
@@ -465,6 +466,9 @@ static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 		return err;
 	}
 	err = qp->batch_err;
+	/* Before RTS the batch is dropped, as post_send refuses it. */
+	if (!err && !rxe_sq_open(&qp->vqp.qp))
+		err = EINVAL;
 	if (!err && qp->batch_prod != rxe_ring_own_producer(&qp->sq.ring)) {
 		rxe_ring_publish_producer(&qp->sq.ring, qp->batch_prod);
 		posted = true;
