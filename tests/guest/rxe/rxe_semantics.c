@@ -262,6 +262,81 @@ static void test_srq_ex(void)
 	gc_dev_close(&dev);
 }
 
+/*
+ * The other ways onto the send queue before RTS: an ibv_qp_ex batch and
+ * ibv_bind_mw() of a type 1 window.  Both are EINVAL; neither may run once
+ * the QP is connected.
+ */
+static void test_states_ex(void)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND,
+	};
+	struct ibv_mw_bind mb = { .wr_id = 3, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	struct ibv_mw *mw = NULL;
+	struct ibv_qp_ex *qx;
+	struct gc_buf a, b;
+	struct gc_pair p;
+	struct ibv_wc wc;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (!gc_ok(!gc_pair_open(&p, 0, NULL), "qp_ex: devices"))
+		return;
+	attr.send_cq = attr.recv_cq = p.cq_a;
+	attr.pd = p.a.pd;
+	p.qp_a = ibv_create_qp_ex(p.a.ctx, &attr);
+	p.qp_b = gc_create_qp(&p.b, p.cq_b, IBV_QPT_RC, NULL);
+	qx = p.qp_a ? ibv_qp_to_qp_ex(p.qp_a) : NULL;
+	if (!qx || !p.qp_b || gc_qp_init(p.qp_a, GC_ACCESS_ALL) ||
+	    gc_buf_alloc(&a, p.a.pd, 4096,
+			 GC_ACCESS_ALL | IBV_ACCESS_MW_BIND, 1) ||
+	    gc_buf_alloc(&b, p.b.pd, 4096, GC_ACCESS_ALL, 0) ||
+	    !(mw = ibv_alloc_mw(p.a.pd, IBV_MW_TYPE_1))) {
+		gc_ok(false, "qp_ex: setup (%s)", strerror(errno));
+		goto out;
+	}
+
+	ibv_wr_start(qx);
+	qx->wr_id = 2;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_sge(qx, a.mr->lkey, (uintptr_t)a.addr, 64);
+	err = ibv_wr_complete(qx);
+	gc_ok(err == EINVAL, "qp_ex: wr_complete in INIT is EINVAL (%s)",
+	      strerror(err));
+	mb.bind_info = (struct ibv_mw_bind_info){
+		.mr = a.mr, .addr = (uintptr_t)a.addr, .length = 4096,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	err = ibv_bind_mw(p.qp_a, mw, &mb);
+	gc_ok(err == EINVAL, "qp_ex: bind_mw in INIT is EINVAL (%s)",
+	      strerror(err));
+
+	gc_ok(!gc_connect(p.qp_a, &p.a, p.qp_b, &p.b), "qp_ex: connected");
+	gc_ok(!gc_post_recv(p.qp_b, &b, 0, 64, 1), "qp_ex: peer post_recv");
+	gc_ok(!try_send(&p, &a, 4, NULL, &bad), "qp_ex: post_send in RTS");
+	gc_ok(gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
+	      wc.status == IBV_WC_SUCCESS, "qp_ex: a send completes");
+	gc_guard(wc.wr_id == 4 && gc_poll(p.cq_a, 1, &wc, 500) == 0,
+		 "qp_ex: the batch and the bind refused in INIT never ran");
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (a.mr)
+		gc_buf_free(&a);
+	if (b.mr)
+		gc_buf_free(&b);
+	gc_pair_close(&p);
+}
+
 static void test_srq(void)
 {
 	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 4,
@@ -343,6 +418,7 @@ int main(void)
 	test_misc();
 	test_states(IBV_QPT_RC, "RC");
 	test_states(IBV_QPT_UD, "UD");
+	test_states_ex();
 	test_srq();
 	test_srq_ex();
 	return gc_finish();
