@@ -191,7 +191,7 @@ ssize_t verbs_sysfs_readf(char *buf, size_t size, const char *fmt, ...)
 	return verbs_sysfs_read(path, buf, size);
 }
 
-static int parse_u64(const char *str, uint64_t *val)
+int verbs_parse_u64(const char *str, uint64_t *val)
 {
 	unsigned long long v;
 	char *end;
@@ -229,7 +229,7 @@ int verbs_sysfs_read_u64f(uint64_t *val, const char *fmt, ...)
 	n = verbs_sysfs_read(path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	return parse_u64(buf, val);
+	return verbs_parse_u64(buf, val);
 }
 
 ssize_t verbs_read_ibdev_attr(const struct ibv_device *dev, const char *attr,

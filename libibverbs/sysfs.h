@@ -56,6 +56,12 @@ int verbs_sysfs_read_u64f(uint64_t *val, const char *fmt, ...)
 	VERBS_SYSFS_FMT(2, 3) IBV_HIDDEN;
 
 /*
+ * The parser behind verbs_sysfs_read_u64f(), same rules, on a
+ * NUL-terminated string; *val is left alone on error.
+ */
+int verbs_parse_u64(const char *str, uint64_t *val) IBV_HIDDEN;
+
+/*
  * Attributes of a device, relative to its directories:
  * ibdev:  <dev->ibdev_path>/<attr>  (/sys/class/infiniband/<name>)
  * uverbs: <dev->dev_path>/<attr>    (/sys/class/infiniband_verbs/uverbsN)
