@@ -21,12 +21,6 @@
 /* A kernel that never answers must not hang device discovery. */
 #define NL_TIMEOUT_MS 1000
 
-struct nl_query {
-	const char *name;
-	struct verbs_nl_devinfo *info;
-	bool found;
-};
-
 static struct mnl_socket *open_rdma_socket(void)
 {
 	struct timeval tv = { .tv_sec = NL_TIMEOUT_MS / 1000,
@@ -56,9 +50,12 @@ static struct nlmsghdr *put_request(char *buf, uint16_t cmd, uint16_t flags,
 	return nlh;
 }
 
-/* Send @nlh and feed every answer to @cb until the kernel is done. */
+typedef int (*parse_fn)(struct verbs_nl_query *q, const void *buf,
+			size_t len, uint32_t seq, uint32_t portid);
+
+/* Send @nlh and feed every answer to @parse until the kernel is done. */
 static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
-		    mnl_cb_t cb, void *data)
+		    parse_fn parse, struct verbs_nl_query *q)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	unsigned int portid = mnl_socket_get_portid(nl);
@@ -71,9 +68,24 @@ static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
 		len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		if (len < 0)
 			return errno;
-		ret = mnl_cb_run(buf, len, nlh->nlmsg_seq, portid, cb, data);
+		ret = parse(q, buf, len, nlh->nlmsg_seq, portid);
 	} while (ret > 0);
-	return ret < 0 ? errno : 0;
+	return -ret;
+}
+
+/* libmnl's verdict as 1 (more to come), 0 (done) or a negative errno. */
+static int run_callbacks(const void *buf, size_t len, uint32_t seq,
+			 uint32_t portid, mnl_cb_t cb, void *data)
+{
+	int ret;
+
+	errno = 0;
+	ret = mnl_cb_run(buf, len, seq, portid, cb, data);
+	if (ret > 0)
+		return 1;
+	if (ret == 0)
+		return 0;
+	return errno ? -errno : -EBADMSG;
 }
 
 static int collect_attr(const struct nlattr *attr, void *data)
@@ -89,7 +101,7 @@ static int collect_attr(const struct nlattr *attr, void *data)
 static int on_device(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1] = {};
-	struct nl_query *q = data;
+	struct verbs_nl_query *q = data;
 
 	mnl_attr_parse(nlh, 0, collect_attr, tb);
 	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
@@ -104,7 +116,7 @@ static int on_device(const struct nlmsghdr *nlh, void *data)
 static int on_chardev(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1] = {};
-	struct nl_query *q = data;
+	struct verbs_nl_query *q = data;
 
 	mnl_attr_parse(nlh, 0, collect_attr, tb);
 	if (tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]) {
@@ -115,11 +127,23 @@ static int on_chardev(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+int verbs_nl_parse_dev_dump(struct verbs_nl_query *q, const void *buf,
+			    size_t len, uint32_t seq, uint32_t portid)
+{
+	return run_callbacks(buf, len, seq, portid, on_device, q);
+}
+
+int verbs_nl_parse_chardev(struct verbs_nl_query *q, const void *buf,
+			   size_t len, uint32_t seq, uint32_t portid)
+{
+	return run_callbacks(buf, len, seq, portid, on_chardev, q);
+}
+
 int verbs_nl_query_device(const char *ibdev_name,
 			  struct verbs_nl_devinfo *info)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nl_query q = { .name = ibdev_name, .info = info };
+	struct verbs_nl_query q = { .name = ibdev_name, .info = info };
 	uint32_t seq = time(NULL);
 	struct mnl_socket *nl;
 	struct nlmsghdr *nlh;
@@ -131,7 +155,7 @@ int verbs_nl_query_device(const char *ibdev_name,
 		return errno;
 
 	nlh = put_request(buf, RDMA_NLDEV_CMD_GET, NLM_F_DUMP, seq);
-	err = transact(nl, nlh, on_device, &q);
+	err = transact(nl, nlh, verbs_nl_parse_dev_dump, &q);
 	if (!err && !q.found)
 		err = ENODEV;
 	if (!err) {
@@ -140,7 +164,7 @@ int verbs_nl_query_device(const char *ibdev_name,
 		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, info->index);
 		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
 		/* An old kernel without GET_CHARDEV still gave the index. */
-		transact(nl, nlh, on_chardev, &q);
+		transact(nl, nlh, verbs_nl_parse_chardev, &q);
 	}
 	mnl_socket_close(nl);
 	return err;

@@ -37,6 +37,28 @@ int verbs_nl_query_device(const char *ibdev_name,
 			  struct verbs_nl_devinfo *info) IBV_HIDDEN;
 
 /*
+ * The parsing half of verbs_nl_query_device(), apart from the socket so
+ * that it can be tested on recorded answers.  Each call takes one
+ * received datagram answering the request numbered @seq, sent from
+ * netlink port @portid (0: any): the device dump, which sets info->index
+ * and found when it lists @name, or the "uverbs" chardev answer, which
+ * sets the driver id.  Returns 1 while more datagrams are due, 0 when the
+ * answer is complete, or a negative errno (the kernel's, or -EBADMSG,
+ * -ESRCH, ... for a malformed or foreign datagram).
+ */
+struct verbs_nl_query {
+	const char *name;
+	struct verbs_nl_devinfo *info;
+	bool found;
+};
+int verbs_nl_parse_dev_dump(struct verbs_nl_query *q, const void *buf,
+			    size_t len, uint32_t seq, uint32_t portid)
+	IBV_HIDDEN;
+int verbs_nl_parse_chardev(struct verbs_nl_query *q, const void *buf,
+			   size_t len, uint32_t seq, uint32_t portid)
+	IBV_HIDDEN;
+
+/*
  * Guard helpers for the public verbs.  Each returns true when the verb
  * must stop: errno is then set (EINVAL for a NULL object, EPERM for an
  * object inherited across fork()).
