@@ -4,6 +4,7 @@
  * and the library's own helpers (sysfs.h).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -201,8 +202,20 @@ int verbs_parse_u64(const char *str, uint64_t *val)
 		str++;
 	if (*str < '0' || *str > '9')
 		return -EINVAL;
+	/*
+	 * Decimal, or hex after 0x: base 0 would also read a leading 0 as
+	 * octal, so "010" would be 8.  Base 16 takes the 0x itself (once:
+	 * "0x0x1" stops at the second x); the digit check keeps it from
+	 * skipping blanks or taking a sign after the prefix.
+	 */
 	errno = 0;
-	v = strtoull(str, &end, 0);
+	if (str[0] == '0' && (str[1] == 'x' || str[1] == 'X')) {
+		if (!isxdigit((unsigned char)str[2]))
+			return -EINVAL;
+		v = strtoull(str, &end, 16);
+	} else {
+		v = strtoull(str, &end, 10);
+	}
 	if (errno)
 		return -errno;
 	while (*end == ' ' || *end == '\t' || *end == '\n')
