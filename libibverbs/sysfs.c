@@ -297,6 +297,13 @@ int verbs_parse_guid(const char *str, __be64 *guid)
 	unsigned int part[4];
 	int end = 0;
 
+	/*
+	 * Only digits and colons: sscanf()'s %x would also skip blanks and
+	 * take a sign or a 0x, and "-1" gives a group wider than 16 bits
+	 * that spills into its neighbours.
+	 */
+	if (str[strspn(str, "0123456789abcdefABCDEF:")])
+		return -EINVAL;
 	if (sscanf(str, "%4x:%4x:%4x:%4x%n", &part[0], &part[1], &part[2],
 		   &part[3], &end) != 4 || str[end])
 		return -EINVAL;
