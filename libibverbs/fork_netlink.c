@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -109,6 +110,18 @@ static int parse_msg(const struct nlmsghdr *nlh, unsigned int seq)
 	}
 }
 
+/*
+ * mnl_nlmsg_ok() compares (int)nlmsg_len with what is left, so a length
+ * of 2 GiB or more passes as negative and mnl_nlmsg_next() then jumps
+ * far outside the buffer.  Compare unsigned.
+ */
+static bool nlmsg_fits(const struct nlmsghdr *nlh, int remain)
+{
+	return remain >= (int)sizeof(*nlh) &&
+	       nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (unsigned int)remain;
+}
+
 int fork_nl_parse_sys_reply(const void *buf, size_t len, unsigned int seq)
 {
 	const struct nlmsghdr *nlh = buf;
@@ -118,7 +131,7 @@ int fork_nl_parse_sys_reply(const void *buf, size_t len, unsigned int seq)
 		return -EBADMSG;
 	remain = (int)len;
 	while (remain > 0) {
-		if (!mnl_nlmsg_ok(nlh, remain))
+		if (!nlmsg_fits(nlh, remain))
 			return -EBADMSG;
 		ret = parse_msg(nlh, seq);
 		if (ret != -EAGAIN)
