@@ -8,6 +8,7 @@
  * Two requests: a dump of the devices to turn the name into an index, then
  * RDMA_NLDEV_CMD_GET_CHARDEV for the "uverbs" client of that index.
  */
+#include <limits.h>
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 #include <string.h>
@@ -73,12 +74,38 @@ static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
 	return -ret;
 }
 
+/*
+ * Every message of the datagram lies inside it.  mnl_cb_run() walks with
+ * mnl_nlmsg_ok(), which compares (int)nlmsg_len with what is left: a
+ * length of 2 GiB or more passes as negative, and mnl_nlmsg_next() then
+ * jumps far outside the buffer.
+ */
+static bool messages_fit(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh;
+	size_t off = 0;
+
+	while (len - off >= sizeof(*nlh)) {
+		nlh = (const struct nlmsghdr *)((const char *)buf + off);
+		if (nlh->nlmsg_len < sizeof(*nlh) ||
+		    nlh->nlmsg_len > len - off)
+			return false;
+		off += MNL_ALIGN(nlh->nlmsg_len);
+		if (off >= len)
+			break;
+	}
+	return true;
+}
+
 /* libmnl's verdict as 1 (more to come), 0 (done) or a negative errno. */
 static int run_callbacks(const void *buf, size_t len, uint32_t seq,
 			 uint32_t portid, mnl_cb_t cb, void *data)
 {
 	int ret;
 
+	/* libmnl counts the bytes left in an int. */
+	if (len > INT_MAX || !messages_fit(buf, len))
+		return -EBADMSG;
 	errno = 0;
 	ret = mnl_cb_run(buf, len, seq, portid, cb, data);
 	if (ret > 0)
