@@ -112,7 +112,14 @@ static int run_callbacks(const void *buf, size_t len, uint32_t seq,
 		return 1;
 	if (ret == 0)
 		return 0;
-	return errno ? -errno : -EBADMSG;
+	/*
+	 * libmnl passes the error code of an NLMSG_ERROR through as errno
+	 * whatever its value; a kernel errno is 1..4095, anything else is
+	 * a malformed answer.
+	 */
+	if (errno <= 0 || errno > 4095)
+		return -EBADMSG;
+	return -errno;
 }
 
 static int collect_attr(const struct nlattr *attr, void *data)
