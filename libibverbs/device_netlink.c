@@ -151,13 +151,30 @@ static int on_chardev(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1] = {};
 	struct verbs_nl_query *q = data;
+	const struct nlattr *id;
 
 	mnl_attr_parse(nlh, 0, collect_attr, tb);
-	if (tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]) {
-		q->info->driver_id =
-			mnl_attr_get_u64(tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID]);
-		q->info->has_driver_id = true;
+	/*
+	 * The kernel puts a u32 (nla_put_u32() in ib_uverbs_get_nl_info(),
+	 * drivers/infiniband/core/uverbs_main.c) although the uapi header
+	 * comment says u64: take either size, never read past the payload.
+	 */
+	id = tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID];
+	if (!id)
+		return MNL_CB_OK;
+	switch (mnl_attr_get_payload_len(id)) {
+	case sizeof(uint32_t):
+		q->info->driver_id = mnl_attr_get_u32(id);
+		break;
+	case sizeof(uint64_t):
+		if (mnl_attr_get_u64(id) > UINT32_MAX)
+			return MNL_CB_OK;
+		q->info->driver_id = mnl_attr_get_u64(id);
+		break;
+	default:
+		return MNL_CB_OK;
 	}
+	q->info->has_driver_id = true;
 	return MNL_CB_OK;
 }
 
