@@ -136,13 +136,21 @@ static int on_device(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1] = {};
 	struct verbs_nl_query *q = data;
+	const struct nlattr *index, *name;
 
 	mnl_attr_parse(nlh, 0, collect_attr, tb);
-	if (!tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
+	index = tb[RDMA_NLDEV_ATTR_DEV_INDEX];
+	name = tb[RDMA_NLDEV_ATTR_DEV_NAME];
+	/*
+	 * The kernel sends a u32 and a NUL-terminated string; check both
+	 * before reading, or strcmp() runs past an unterminated name.
+	 */
+	if (!index || mnl_attr_validate(index, MNL_TYPE_U32) < 0 || !name ||
+	    mnl_attr_validate(name, MNL_TYPE_NUL_STRING) < 0)
 		return MNL_CB_OK;
-	if (strcmp(mnl_attr_get_str(tb[RDMA_NLDEV_ATTR_DEV_NAME]), q->name))
+	if (strcmp(mnl_attr_get_str(name), q->name))
 		return MNL_CB_OK;
-	q->info->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	q->info->index = mnl_attr_get_u32(index);
 	q->found = true;
 	return MNL_CB_OK;
 }
