@@ -75,10 +75,13 @@ static int transact(struct mnl_socket *nl, struct nlmsghdr *nlh,
 }
 
 /*
- * Every message of the datagram lies inside it.  mnl_cb_run() walks with
- * mnl_nlmsg_ok(), which compares (int)nlmsg_len with what is left: a
- * length of 2 GiB or more passes as negative, and mnl_nlmsg_next() then
- * jumps far outside the buffer.
+ * Every message of the datagram lies inside it, padding included.
+ * mnl_cb_run() walks with mnl_nlmsg_ok(), which compares (int)nlmsg_len
+ * with what is left: a length of 2 GiB or more passes as negative, and
+ * mnl_nlmsg_next() then jumps far outside the buffer.  And libmnl walks
+ * a message's attributes up to its aligned end, so a last message whose
+ * padding is cut off has attributes read from past the datagram.  The
+ * kernel pads every message.
  */
 static bool messages_fit(const void *buf, size_t len)
 {
@@ -88,11 +91,9 @@ static bool messages_fit(const void *buf, size_t len)
 	while (len - off >= sizeof(*nlh)) {
 		nlh = (const struct nlmsghdr *)((const char *)buf + off);
 		if (nlh->nlmsg_len < sizeof(*nlh) ||
-		    nlh->nlmsg_len > len - off)
+		    MNL_ALIGN((size_t)nlh->nlmsg_len) > len - off)
 			return false;
 		off += MNL_ALIGN(nlh->nlmsg_len);
-		if (off >= len)
-			break;
 	}
 	return true;
 }
