@@ -148,7 +148,8 @@ ssize_t verbs_sysfs_read(const char *path, char *buf, size_t size)
 	return n;
 }
 
-static int vpath(char *path, size_t size, const char *fmt, va_list ap)
+static VERBS_SYSFS_FMT(3, 0) int vpath(char *path, size_t size,
+				       const char *fmt, va_list ap)
 {
 	char rel[IBV_SYSFS_PATH_MAX * 2];
 	int n;

@@ -52,8 +52,8 @@ void gc_start(const char *test_name)
 		      want);
 }
 
-static void gc_vline(bool cond, const char *tag, const char *fmt,
-			 va_list ap)
+static __attribute__((format(printf, 3, 0))) void
+gc_vline(bool cond, const char *tag, const char *fmt, va_list ap)
 {
 	printf("%s %d - ", cond ? "ok" : "not ok", ++gc_count);
 	vprintf(fmt, ap);
@@ -62,8 +62,8 @@ static void gc_vline(bool cond, const char *tag, const char *fmt,
 	putchar('\n');
 }
 
-static bool gc_vcheck(bool cond, const char *tag, const char *fmt,
-		      va_list ap)
+static __attribute__((format(printf, 3, 0))) bool
+gc_vcheck(bool cond, const char *tag, const char *fmt, va_list ap)
 {
 	gc_vline(cond, tag, fmt, ap);
 	if (cond)

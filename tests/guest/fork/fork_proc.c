@@ -53,7 +53,8 @@ int fp_report_fd(void)
 }
 
 /* One write() per line, so concurrent children do not interleave. */
-static void send_line(char tag, bool cond, const char *fmt, va_list ap)
+static __attribute__((format(printf, 3, 0))) void
+send_line(char tag, bool cond, const char *fmt, va_list ap)
 {
 	char line[512];
 	int n;
@@ -69,7 +70,8 @@ static void send_line(char tag, bool cond, const char *fmt, va_list ap)
 		_exit(99);
 }
 
-static bool check(char tag, bool cond, const char *fmt, va_list ap)
+static __attribute__((format(printf, 3, 0))) bool
+check(char tag, bool cond, const char *fmt, va_list ap)
 {
 	char text[512];
 

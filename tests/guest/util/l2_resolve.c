@@ -29,7 +29,8 @@
 
 static int passed, failed;
 
-static void check(bool ok, const char *fmt, ...)
+static __attribute__((format(printf, 2, 3))) void check(bool ok,
+							const char *fmt, ...)
 {
 	va_list ap;
 
