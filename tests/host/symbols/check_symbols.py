@@ -71,6 +71,12 @@ def dynamic_symbols(tool, lib):
             continue
         if vis not in ("DEFAULT", "PROTECTED"):
             continue
+        # A version node's own ABS symbol: GNU readelf prints it as
+        # "NODE", llvm-readelf (CMAKE_READELF under clang) as
+        # "NODE@@NODE".
+        base, _, ver = name.partition("@")
+        if ndx == "ABS" and ver.lstrip("@") == base:
+            name = base
         if "@@" in name:
             default.add(name.replace("@@", "@", 1))
         elif "@" in name:
