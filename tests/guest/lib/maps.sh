@@ -120,9 +120,8 @@ trace_run() { # DIR CMD...
 }
 
 # The libibverbs paths initialised by the processes traced into DIR, one
-# per process and path, as "PID PATH".  (No process substitution and no
-# loop whose last test decides the status: the guest has no /dev/fd, and
-# callers run with pipefail.)
+# per process and path, as "PID PATH".  (No loop whose last test decides
+# the status: callers run with pipefail, and an empty trace is no error.)
 trace_loaded() { # DIR
 	local files=("$1"/ld.*)
 	[[ -e ${files[0]} ]] || return 0
