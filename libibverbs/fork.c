@@ -68,7 +68,7 @@ void verbs_fork_child_reset(void)
 	pthread_mutex_init(&setup_lock, NULL);
 	pthread_mutex_init(&detect_lock, NULL);
 	pthread_mutex_init(&init_lock, NULL);
-	fork_range_child_reset(&fork_tree);
+	verbs_keep_reachable(fork_range_child_reset(&fork_tree));
 }
 
 static int detect_copy_on_fork(void)
@@ -88,10 +88,12 @@ static int detect_copy_on_fork(void)
 bool verbs_kernel_copies_on_fork(void)
 {
 	int v = __atomic_load_n(&copy_on_fork, __ATOMIC_ACQUIRE);
+	int cancel;
 
 	if (__builtin_expect(v >= 0, 1))
 		return v > 0;
 	verbs_proc_enter();
+	cancel = verbs_nocancel_begin();
 	pthread_mutex_lock(&detect_lock);
 	v = __atomic_load_n(&copy_on_fork, __ATOMIC_RELAXED);
 	if (v < 0) {
@@ -99,6 +101,7 @@ bool verbs_kernel_copies_on_fork(void)
 		__atomic_store_n(&copy_on_fork, v, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&detect_lock);
+	verbs_nocancel_end(cancel);
 	return v > 0;
 }
 
@@ -181,9 +184,12 @@ static void apply_hugepages_env(void)
 
 void verbs_fork_setup(void)
 {
+	int cancel;
+
 	verbs_proc_enter();
 	if (__atomic_load_n(&setup_done, __ATOMIC_ACQUIRE))
 		return;
+	cancel = verbs_nocancel_begin();
 	pthread_mutex_lock(&setup_lock);
 	if (!setup_done) {
 		/* The library never prints: a failure is just no tracking. */
@@ -195,6 +201,7 @@ void verbs_fork_setup(void)
 		__atomic_store_n(&setup_done, true, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&setup_lock);
+	verbs_nocancel_end(cancel);
 }
 
 /*

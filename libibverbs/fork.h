@@ -15,6 +15,7 @@
 #ifndef IBV_FORK_H
 #define IBV_FORK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,24 @@ static inline uint64_t verbs_proc_enter(void)
 	return __builtin_expect(t != 0, 1) ? t : verbs_proc_adopt();
 }
 
+/*
+ * Around a library lock held over a cancellation point (open(), poll(),
+ * recvfrom()): a thread cancelled there would leave the lock held and
+ * every later caller waiting.
+ */
+static inline int verbs_nocancel_begin(void)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static inline void verbs_nocancel_end(int old)
+{
+	pthread_setcancelstate(old, NULL);
+}
+
 /* The data path's check: is @token this process's?  One load, no call. */
 static inline bool verbs_proc_is(uint64_t token)
 {
@@ -62,6 +81,13 @@ static inline bool verbs_proc_is(uint64_t token)
  */
 void verbs_fork_child_reset(void) IBV_HIDDEN;
 void verbs_devices_child_reset(void) IBV_HIDDEN;
+
+/*
+ * For those resets: keep @p, state abandoned half updated by a thread the
+ * child does not have, reachable, so that leak checkers do not report
+ * what the parent still owns.  Never freed, never read.
+ */
+void verbs_keep_reachable(void *p) IBV_HIDDEN;
 
 /*
  * Apply RDMAV_FORK_SAFE / IBV_FORK_SAFE.  Called from

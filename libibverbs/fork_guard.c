@@ -53,6 +53,16 @@ struct verbs_proc_page *verbs_proc_page = &fallback_page;
  */
 static uint64_t adopted_token;
 
+void verbs_keep_reachable(void *p)
+{
+	/* A few generations of children that each abandoned something. */
+	static void *kept[16];
+	static unsigned int n;
+
+	if (p && n < sizeof(kept) / sizeof(kept[0]))
+		__atomic_store_n(&kept[n++], p, __ATOMIC_RELAXED);
+}
+
 /* The fallback's stand-in for MADV_WIPEONFORK. */
 static void wipe_fallback(void)
 {
@@ -99,33 +109,47 @@ static uint64_t new_token(void)
 }
 
 /*
+ * The adopting thread must finish: until it publishes the token every
+ * other thread waits.  So it runs with signals blocked (a handler calling
+ * a verb would wait for its own thread) and cancellation disabled
+ * (getrandom() is a cancellation point).
+ */
+static uint64_t adopt(void)
+{
+	sigset_t all, old_mask;
+	int cancel;
+	uint64_t t;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+	cancel = verbs_nocancel_begin();
+	if (adopted_token) {
+		verbs_fork_child_reset();
+		verbs_devices_child_reset();
+	}
+	t = new_token();
+	adopted_token = t;
+	__atomic_store_n(&verbs_proc_page->token, t, __ATOMIC_RELEASE);
+	verbs_nocancel_end(cancel);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	return t;
+}
+
+/*
  * One thread adopts, the others wait for it: the reset must not run while
  * another thread of this process could be inside a lock it reinitialises.
- * Signals are blocked meanwhile so that a handler calling a verb cannot
- * wait for its own thread.
+ * A waiter keeps its signals: a handler that calls a verb just waits too.
  */
 uint64_t verbs_proc_adopt(void)
 {
 	struct verbs_proc_page *p = verbs_proc_page;
-	sigset_t all, old;
 	uint64_t t;
 	int zero = 0;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (__atomic_compare_exchange_n(&p->adopting, &zero, 1, false,
-					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		if (adopted_token) {
-			verbs_fork_child_reset();
-			verbs_devices_child_reset();
-		}
-		t = new_token();
-		adopted_token = t;
-		__atomic_store_n(&p->token, t, __ATOMIC_RELEASE);
-	} else {
-		while (!(t = __atomic_load_n(&p->token, __ATOMIC_ACQUIRE)))
-			sched_yield();
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return adopt();
+	while (!(t = __atomic_load_n(&p->token, __ATOMIC_ACQUIRE)))
+		sched_yield();
 	return t;
 }

@@ -500,23 +500,28 @@ void fork_range_enable_hugepages(struct fork_range_tree *t)
 /*
  * A tree whose lock was free at fork() is whole and can be freed.  One
  * locked by a thread that the child does not have may be half updated: it
- * is never walked again, only kept reachable so that leak checkers do not
- * report what the parent still owns.
+ * is never walked again, and handed back to be kept reachable.
  */
-void fork_range_child_reset(struct fork_range_tree *t)
+void *fork_range_child_reset(struct fork_range_tree *t)
 {
-	/* Written, never read: only a leak checker looks. */
-	static struct fork_range_node *abandoned;
+	struct fork_range_node *old = t->root;
 
-	if (!pthread_mutex_trylock(&t->lock)) {
-		free_subtree(t->root);
-		pthread_mutex_unlock(&t->lock);
-	} else {
-		__atomic_store_n(&abandoned, t->root, __ATOMIC_RELAXED);
+	if (pthread_mutex_trylock(&t->lock)) {
+		t->root = NULL;
+		t->nodes = 0;
 		pthread_mutex_init(&t->lock, NULL);
+		return old;
 	}
+	/*
+	 * Detached and freed under the lock: a fork() by another thread of
+	 * this child meanwhile leaves its own child a locked, empty tree,
+	 * never nodes that are freed here.
+	 */
 	t->root = NULL;
 	t->nodes = 0;
+	free_subtree(old);
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
 }
 
 void fork_range_clear(struct fork_range_tree *t)

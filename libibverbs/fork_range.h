@@ -86,8 +86,10 @@ void fork_range_enable_hugepages(struct fork_range_tree *t) IBV_HIDDEN;
  * In a fork child, before any other thread can use the tree: forget every
  * range without madvise (the parent's registrations are not the child's)
  * and reinitialise the lock, which a thread of the parent may have held.
+ * Returns the nodes it could not free (the lock was held: they may be half
+ * updated), for the caller to keep reachable, or NULL.
  */
-void fork_range_child_reset(struct fork_range_tree *t) IBV_HIDDEN;
+void *fork_range_child_reset(struct fork_range_tree *t) IBV_HIDDEN;
 
 /* Forget every range without any madvise (tests only). */
 void fork_range_clear(struct fork_range_tree *t) IBV_HIDDEN;

@@ -240,14 +240,11 @@ static void rescan(void)
  */
 void verbs_devices_child_reset(void)
 {
-	/* Written, never read: only a leak checker looks. */
-	static struct verbs_device *abandoned;
-
 	if (!pthread_mutex_trylock(&devices_lock)) {
 		pthread_mutex_unlock(&devices_lock);
 		return;
 	}
-	__atomic_store_n(&abandoned, known_devices, __ATOMIC_RELAXED);
+	verbs_keep_reachable(known_devices);
 	known_devices = NULL;
 	pthread_mutex_init(&devices_lock, NULL);
 }
@@ -255,9 +252,11 @@ void verbs_devices_child_reset(void)
 struct verbs_device **verbs_discover(int *num)
 {
 	struct verbs_device **list, *vdev;
-	int n = 0;
+	int n = 0, cancel;
 
 	verbs_proc_enter();
+	/* Scanning sysfs opens files: cancellation points. */
+	cancel = verbs_nocancel_begin();
 	pthread_mutex_lock(&devices_lock);
 	rescan();
 	for (vdev = known_devices; vdev; vdev = vdev->next)
@@ -271,6 +270,7 @@ struct verbs_device **verbs_discover(int *num)
 		}
 	}
 	pthread_mutex_unlock(&devices_lock);
+	verbs_nocancel_end(cancel);
 
 	if (!list) {
 		errno = ENOMEM;

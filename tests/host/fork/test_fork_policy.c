@@ -735,6 +735,38 @@ static void sc_child_device_list(void)
 	      FORKS);
 }
 
+static void *cancelled_first_call(void *arg)
+{
+	/* Acted on at the first cancellation point inside the call. */
+	pthread_cancel(pthread_self());
+	ibv_is_fork_initialized();
+	pthread_testcancel();
+	return arg;
+}
+
+/*
+ * A thread cancelled during the process's very first verb (getrandom(),
+ * poll() and open() are cancellation points) must not leave the other
+ * threads waiting for it for ever.
+ */
+static void sc_cancel_first_call(void)
+{
+	struct ibv_device **l;
+	pthread_t th;
+	void *ret = NULL;
+
+	pthread_create(&th, NULL, cancelled_first_call, NULL);
+	pthread_join(th, &ret);
+	alarm(20);
+	l = ibv_get_device_list(NULL);
+	if (l)
+		ibv_free_device_list(l);
+	alarm(0);
+	CHECK(ret == PTHREAD_CANCELED && l,
+	      "a later call returns after a thread was cancelled in the "
+	      "first one");
+}
+
 /* Counts the library's reads of smaps (exported, like socket()). */
 static unsigned int smaps_opens;
 
@@ -810,6 +842,7 @@ static const struct scenario scenarios[] = {
 	{ "cof0-child-tree-raw", { "RDMAV_COPY_ON_FORK=0" },
 	  sc_child_tree_raw },
 	{ "child-device-list", { NULL }, sc_child_device_list },
+	{ "cancel-first-call", { NULL }, sc_cancel_first_call },
 	{ "cof0-hugepages-late", { "RDMAV_COPY_ON_FORK=0" },
 	  sc_hugepages_late },
 };
