@@ -8,6 +8,8 @@
  * registered page dies of SIGSEGV.
  * Default mode on a copying kernel, even with RDMAV_FORK_SAFE=1 and
  * ibv_fork_init(): no "dc" anywhere, and a child reads registered pages.
+ * Upstream 44 marks pages after ibv_fork_init() whatever the kernel does,
+ * so those two are guard checks; legacy tracking is upstream's own.
  *
  * With the argument "loop" it only registers and deregisters 1,000 times,
  * for the strace count in fork_madvise_strace.sh.
@@ -97,12 +99,11 @@ static void copying(struct gc_dev *dev, uint8_t *map)
 			IBV_ACCESS_LOCAL_WRITE);
 	if (!gc_ok(m1 && m2, "two overlapping MRs registered"))
 		return;
-	gc_ok(fu_count_dontfork_vmas() == 0,
-	      "no dc anywhere in smaps with RDMAV_FORK_SAFE=%s",
-	      getenv("RDMAV_FORK_SAFE") ? getenv("RDMAV_FORK_SAFE") : "");
+	gc_guard(fu_count_dontfork_vmas() == 0,
+		 "no dc anywhere in smaps after ibv_fork_init");
 	map[4 * page] = 0xee;
-	gc_ok(child_touch(map + 4 * page) == 0,
-	      "a child reads the registered page's bytes");
+	gc_guard(child_touch(map + 4 * page) == 0,
+		 "a child reads the registered page's bytes");
 	ibv_dereg_mr(m1);
 	ibv_dereg_mr(m2);
 }

@@ -13,6 +13,10 @@
  * --beyond-upstream adds what upstream does not promise: in default mode,
  * ibv_fork_init() after a registration returns 0, since nothing needs
  * tracking.
+ *
+ * Upstream has no RDMAV_COPY_ON_FORK: on Debian's library the legacy
+ * statuses are those of the copying kernel, so they are guard checks; the
+ * EINVAL of a late ibv_fork_init() is upstream's own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -86,12 +90,13 @@ static int spawn(const char *name, const char *var)
 	return pid < 0 ? -1 : fu_wait(pid);
 }
 
-static void expect(const char *name, const char *var, int want)
+static void expect(const char *name, const char *var, int want, bool guard)
 {
+	bool (*check)(bool, const char *, ...) = guard ? gc_guard : gc_ok;
 	int got = spawn(name, var);
 
-	gc_ok(got == want, "%s%s%s: got %d, want %d", name, var ? " with " :
-	      "", var ? var : "", got, want);
+	check(got == want, "%s%s%s: got %d, want %d", name, var ? " with " : "",
+	      var ? var : "", got, want);
 }
 
 int main(int argc, char **argv)
@@ -107,19 +112,20 @@ int main(int argc, char **argv)
 	gc_diag("mode: %s", legacy ? "legacy (RDMAV_COPY_ON_FORK=0)" :
 				     "default");
 	if (legacy) {
-		expect("plain", NULL, IBV_FORK_DISABLED);
-		expect("plain", "RDMAV_FORK_SAFE", IBV_FORK_ENABLED);
-		expect("plain", "IBV_FORK_SAFE", IBV_FORK_ENABLED);
-		expect("init", NULL, 10 + IBV_FORK_ENABLED);
-		expect("late-init", NULL, EINVAL);
+		expect("plain", NULL, IBV_FORK_DISABLED, true);
+		expect("plain", "RDMAV_FORK_SAFE", IBV_FORK_ENABLED, true);
+		expect("plain", "IBV_FORK_SAFE", IBV_FORK_ENABLED, true);
+		expect("init", NULL, 10 + IBV_FORK_ENABLED, true);
+		expect("late-init", NULL, EINVAL, false);
 	} else {
-		expect("plain", NULL, IBV_FORK_UNNEEDED);
-		expect("plain", "RDMAV_FORK_SAFE", IBV_FORK_UNNEEDED);
-		expect("init", NULL, 10 + IBV_FORK_UNNEEDED);
-		expect("init", "RDMAV_FORK_SAFE", 10 + IBV_FORK_UNNEEDED);
+		expect("plain", NULL, IBV_FORK_UNNEEDED, false);
+		expect("plain", "RDMAV_FORK_SAFE", IBV_FORK_UNNEEDED, false);
+		expect("init", NULL, 10 + IBV_FORK_UNNEEDED, false);
+		expect("init", "RDMAV_FORK_SAFE", 10 + IBV_FORK_UNNEEDED,
+		       false);
 		/* Upstream says EINVAL here although nothing is tracked. */
 		if (beyond_upstream)
-			expect("late-init", NULL, 0);
+			expect("late-init", NULL, 0, true);
 
 		/* The library and iproute2 read the same kernel answer. */
 		cof = fu_rdma_system_copy_on_fork();
