@@ -3,18 +3,34 @@
 
 Used by tests/guest/run-all.  Prints "ok     PHASE: NAME", "not ok PHASE:
 NAME (why)" or "skip   PHASE: NAME (why)" for each test and appends
-"PASSED FAILED SKIPPED" to COUNTS.  A ctest test that was not run (missing
-binary) counts as failed.  A pytest skip is counted apart and shown with
-its reason: tests skip only on purpose (e.g. a check that applies to
-upstream alone); a missing prerequisite is a failure, never a skip
-(conftest.py ends the session).
+"PASSED FAILED SKIPPED" to COUNTS.  A pytest skip is counted apart and
+shown with its reason: tests skip only on purpose (e.g. a check that
+applies to upstream alone); a missing prerequisite is a failure, never a
+skip (conftest.py ends the session).
 
-  report.py ctest JUNIT TESTS_JSON PHASE MODE COUNTS
-      MODE "project": every test must pass.
-      MODE "debian":  the same binaries ran on Debian's libibverbs; tests
-                      labelled "guard" check a guarantee upstream lacks and
-                      must FAIL there, every other test must pass.
-  report.py pytest JUNIT PHASE MODE COUNTS
+Nothing passes by default: a test of the selection that is missing from
+the results, a run with no results at all, and a runner's exit status
+that disagrees with its results are each reported as failed.  The exit
+status is 0 when the report was written (whatever it says), non-zero when
+the input could not be read: run-all counts that as a failure too.
+
+  report.py ctest JUNIT TESTS_JSON KIND CTEST_LOG CTEST_RC PHASE MODE COUNTS
+      KIND is the selection (see "select") ctest was asked to run;
+      CTEST_LOG its console output, which alone tells a crash or a
+      timeout from a failure; CTEST_RC its exit status.  Each test's
+      output is read as TAP-like lines (tests/guest/common): "ok N - ...",
+      "not ok N - ...", a check of a guarantee upstream lacks ends in
+      "# guard", a known bug of Debian's library in "# TODO ...", and the
+      last line is "P passed, F failed[, S skipped]".
+      MODE "project": every test passes: exit status 0, no "not ok" line,
+                      the summary line if it prints checks at all.
+      MODE "debian":  the same binaries ran on Debian's libibverbs.  A test
+                      labelled "guard" must end with a plain failure
+                      (no crash, no timeout), print its summary, and its
+                      failures must be exactly "# guard" checks, at least
+                      one of them; every other test must pass as above,
+                      with only "# TODO" checks allowed to fail.
+  report.py pytest JUNIT PYTEST_RC PHASE MODE COUNTS
       An xfail (pytest.mark.xfail, used for guarantees upstream lacks)
       counts as passed in MODE "debian" only.
   report.py select TESTS_JSON KIND
@@ -46,25 +62,24 @@ def ctest_tests(tests_json):
     return out
 
 
-def ctest_labels(tests_json):
-    """Map test name -> set of labels."""
-    return {name: labels for name, labels, _ in ctest_tests(tests_json)}
-
-
-def select(tests_json, kind):
+def chosen_tests(tests_json, kind):
+    """The tests of selection KIND, as (name, labels, command) tuples."""
     tests = ctest_tests(tests_json)
     guest = [t for t in tests if "guest" in t[1]]
     ours = [t for t in guest if not {"client", "debian"} & t[1]]
     if kind == "ours":
-        chosen = ours
-    elif kind == "client":
-        chosen = [t for t in guest if "client" in t[1]]
-    elif kind == "debian":
+        return ours
+    if kind == "client":
+        return [t for t in guest if "client" in t[1]]
+    if kind == "debian":
         twins = [t for t in guest if "debian" in t[1]]
         twin_cmds = {t[2] for t in twins}
-        chosen = twins + [t for t in ours if t[2] not in twin_cmds]
-    else:
-        raise SystemExit("unknown kind " + kind)
+        return twins + [t for t in ours if t[2] not in twin_cmds]
+    raise SystemExit("unknown kind " + kind)
+
+
+def select(tests_json, kind):
+    chosen = chosen_tests(tests_json, kind)
     if chosen:
         print("^(" + "|".join(re.escape(t[0]) for t in chosen) + ")$")
 
@@ -75,15 +90,73 @@ def testcases(junit):
     return list(root.iter("testcase"))
 
 
+# ctest's console line for one finished test, e.g.
+# " 3/41 Test  #3: fork_status ......   Passed    0.52 sec" or
+# "...***Exception: SegFault  0.06 sec"; JUnit says only "fail".
+CTEST_LINE = re.compile(r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.*\s*"
+                        r"(?:\*\*\*)?(.+?)\s+[\d.]+ sec\s*$")
+
+
+def ctest_verdicts(log):
+    """Map test name -> ctest's verdict ("Passed", "Failed", "Timeout",
+    "Exception: SegFault", "Not Run", ...)."""
+    out = {}
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = CTEST_LINE.match(line)
+            if m:
+                out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+CHECK = re.compile(r"^(not ok|ok)\b(?: \d+)?(?: -)?(.*)$")
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
+
+
+def tap(text):
+    """Read the checks of one test's output.  Returns a dict: checks (all
+    "ok"/"not ok" lines), guard_fail and other_fail (lists of the failed
+    checks' descriptions), todo (known bugs, "not ok ... # TODO"), and
+    summary, (passed, failed) of the last summary line or None."""
+    r = {"checks": 0, "guard_fail": [], "other_fail": [], "todo": 0,
+         "summary": None, "summaries": 0}
+    for line in text.splitlines():
+        line = line.rstrip()
+        m = SUMMARY.match(line)
+        if m:
+            r["summary"] = (int(m.group(1)), int(m.group(2)))
+            r["summaries"] += 1
+            continue
+        m = CHECK.match(line)
+        if not m:
+            continue
+        r["checks"] += 1
+        if m.group(1) == "ok":
+            continue
+        desc = m.group(2).strip()
+        if re.search(r"# TODO\b", desc):
+            r["todo"] += 1
+        elif desc.endswith("# guard"):
+            r["guard_fail"].append(desc)
+        else:
+            r["other_fail"].append(desc)
+    return r
+
+
+def first(descs):
+    return descs[0][:120] + (f" and {len(descs) - 1} more"
+                             if len(descs) > 1 else "")
+
+
 def outcome(tc, xfail_ok=False):
-    """Return (passed, why) for one <testcase>; passed is None for a
-    pytest skip."""
+    """Return (passed, why) for one pytest <testcase>; passed is None for a
+    skip."""
     for tag in ("failure", "error"):
         el = tc.find(tag)
         if el is not None:
             msg = (el.get("message") or "").strip().splitlines()
-            first = msg[0][:160] if msg and msg[0] else ""
-            return False, tag + (": " + first if first else "")
+            first_line = msg[0][:160] if msg and msg[0] else ""
+            return False, tag + (": " + first_line if first_line else "")
     el = tc.find("skipped")
     if el is not None and el.get("type") == "pytest.xfail":
         msg = (el.get("message") or "").strip()
@@ -93,9 +166,6 @@ def outcome(tc, xfail_ok=False):
     if el is not None:
         msg = (el.get("message") or "").strip().splitlines()
         return None, "skipped" + (": " + msg[0][:160] if msg else "")
-    status = tc.get("status")
-    if status not in (None, "run"):
-        return False, "status " + status
     return True, ""
 
 
@@ -111,44 +181,109 @@ def emit(phase, name, ok, why, counts):
         counts[1] += 1
 
 
-def do_ctest(junit, tests_json, phase, mode, counts):
-    labels = ctest_labels(tests_json)
+def judge_ctest(verdict, out, guard, mode):
+    """(passed, why) of one ctest test from its verdict and output."""
+    t = tap(out)
+    if verdict is None:
+        return False, "no verdict in ctest's output"
+    if verdict not in ("Passed", "Failed"):
+        # A crash, a timeout, a missing binary: never what a check said.
+        return False, "ctest: " + verdict
+    if t["checks"] and t["summary"] is None:
+        return False, "no summary line (ended early?)"
+    if t["summary"] is not None:
+        # A forked child prints its own summary before the parent's (and
+        # starts from the parent's counts): exact only for a single one.
+        failed = len(t["guard_fail"]) + len(t["other_fail"])
+        said = t["summary"][1]
+        if said > failed or (t["summaries"] == 1 and said != failed):
+            return False, (f"summary says {said} failed, "
+                           f"{failed} 'not ok' lines")
+    if mode == "debian" and guard:
+        if t["summary"] is None:
+            return False, "guard test printed no summary line"
+        if t["other_fail"]:
+            return False, ("guard test: checks of upstream behaviour "
+                           "failed on Debian's libibverbs: " +
+                           first(t["other_fail"]))
+        if not t["guard_fail"]:
+            return False, ("guard test PASSED on Debian's libibverbs: it "
+                           "does not detect the missing guarantee")
+        if verdict != "Failed":
+            return False, "guard checks failed but the exit status was 0"
+        return True, (f"guard: {len(t['guard_fail'])} guard check(s) "
+                      "failed on Debian's libibverbs, as expected")
+    bad = t["other_fail"] + t["guard_fail"]
+    if mode != "debian":
+        bad += ["(TODO) known bug"] * t["todo"]
+    if bad:
+        return False, f"{len(bad)} failed: " + first(bad)
+    if verdict != "Passed":
+        return False, "exit status non-zero with no failed check"
+    if t["todo"]:
+        return True, f"{t['todo']} known bug(s) of Debian's library"
+    return True, ""
+
+
+def do_ctest(junit, tests_json, kind, log, rc, phase, mode, counts):
+    chosen = chosen_tests(tests_json, kind)
+    labels = {t[0]: t[1] for t in chosen}
+    verdicts = ctest_verdicts(log)
+    seen = set()
     for tc in testcases(junit):
         name = tc.get("name")
-        passed, why = outcome(tc)
-        if passed is None:
-            passed = False  # ctest: "notrun", e.g. a missing executable
-        if mode == "debian" and "guard" in labels.get(name, ()):
-            if passed:
-                emit(phase, name, False,
-                     "guard test PASSED on Debian's libibverbs: "
-                     "it does not detect the missing guarantee",
-                     counts)
-            else:
-                emit(phase, name, True,
-                     "guard: failed on Debian's libibverbs as "
-                     "expected, " + why, counts)
+        seen.add(name)
+        if name not in labels:
+            emit(phase, name, False, "ran but is not in the selection",
+                 counts)
             continue
+        out = tc.findtext("system-out") or ""
+        passed, why = judge_ctest(verdicts.get(name), out,
+                                  "guard" in labels[name], mode)
         emit(phase, name, passed, why, counts)
+    for name in labels:
+        if name not in seen:
+            emit(phase, name, False, "selected but did not run", counts)
+    if not labels:
+        emit(phase, "selection", False, "no tests selected", counts)
+    # ctest exits 0 when every test passed and 8 when some failed; any
+    # other status, or one that disagrees with the verdicts, is a failure.
+    want = 0 if all(v == "Passed" for v in verdicts.values()) else 8
+    if not verdicts or rc != want:
+        emit(phase, "ctest", False,
+             f"exit status {rc}, expected {want} from {len(verdicts)} "
+             "verdicts", counts)
 
 
-def do_pytest(junit, phase, mode, counts):
+def do_pytest(junit, rc, phase, mode, counts):
+    n = failed = 0
     for tc in testcases(junit):
         cls = tc.get("classname") or ""
         name = (cls.rsplit(".", 1)[-1] + "::" if cls else "") + \
             tc.get("name")
         passed, why = outcome(tc, xfail_ok=(mode == "debian"))
         emit(phase, name, passed, why, counts)
+        n += 1
+        failed += any(tc.find(t) is not None for t in ("failure", "error"))
+    if not n:
+        emit(phase, "pytest", False, "no test cases in the results", counts)
+    # pytest: 0 when no test failed, 1 when some did; anything else is
+    # an error of the session (usage, collection, an internal error).
+    want = 1 if failed else 0
+    if rc != want:
+        emit(phase, "pytest", False, f"exit status {rc}, expected {want}",
+             counts)
 
 
 def main(argv):
     counts = [0, 0, 0]
-    if len(argv) == 7 and argv[1] == "ctest":
-        do_ctest(argv[2], argv[3], argv[4], argv[5], counts)
+    if len(argv) == 10 and argv[1] == "ctest":
+        do_ctest(argv[2], argv[3], argv[4], argv[5], int(argv[6]),
+                 argv[7], argv[8], counts)
+        out = argv[9]
+    elif len(argv) == 7 and argv[1] == "pytest":
+        do_pytest(argv[2], int(argv[3]), argv[4], argv[5], counts)
         out = argv[6]
-    elif len(argv) == 6 and argv[1] == "pytest":
-        do_pytest(argv[2], argv[3], argv[4], counts)
-        out = argv[5]
     elif len(argv) == 4 and argv[1] == "select":
         select(argv[2], argv[3])
         return 0
