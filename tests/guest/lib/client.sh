@@ -19,6 +19,7 @@ source "$_client_lib_dir/maps.sh"
 
 client_passed=0
 client_failed=0
+client_reference=
 
 client_init() { # PROJECT_LIB_FILE
 	[[ -n ${1:-} ]] || {
@@ -53,6 +54,16 @@ not_ok() {
 client_run() {
 	local want=$1 tag=$2 dir rc=0
 	shift 2
+	# Debian's is the reference only if it is Debian's 44.0-2 (maps.sh).
+	if [[ $want == debian && -z $client_reference ]]; then
+		if client_reference=$(ibv_verify_debian); then
+			ok "$client_reference"
+		else
+			not_ok "$client_reference"
+			client_reference=
+			return 1
+		fi
+	fi
 	dir=$(ibv_lib_dir "$want") || {
 		not_ok "$tag: no $want library"
 		return 1

@@ -30,6 +30,56 @@
 # directory holding it) or else by IBV_BUILD_DIR/lib/libibverbs.so.1.
 
 IBV_DEBIAN_LIB_DIR=/usr/lib/x86_64-linux-gnu
+# The reference: Debian bookworm's rdma-core.  Once this project's own
+# packages are installed, /usr/lib holds our library, and every comparison
+# "against Debian" would compare ours with ours; ibv_verify_debian says so.
+IBV_DEBIAN_VERSION=44.0-2
+IBV_DEBIAN_RXE=$IBV_DEBIAN_LIB_DIR/libibverbs/librxe-rdmav34.so
+
+# _debian_file PACKAGE PATH: PATH is a file of Debian's PACKAGE at
+# IBV_DEBIAN_VERSION, unmodified (dpkg's own md5sums of the package).
+_debian_file() {
+	local pkg=$1:amd64 path=$2 real ver owner want got
+	ver=$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' "$pkg" \
+		2>/dev/null) || ver="not installed"
+	if [[ $ver != "$IBV_DEBIAN_VERSION ii " ]]; then
+		echo "REFERENCE: $pkg is '${ver% }', not Debian's $IBV_DEBIAN_VERSION"
+		return 1
+	fi
+	if ! real=$(realpath -e "$path" 2>/dev/null); then
+		echo "REFERENCE: $path does not exist"
+		return 1
+	fi
+	owner=$(dpkg-query -S "$real" 2>/dev/null)
+	if [[ $owner != "$pkg: $real" ]]; then
+		echo "REFERENCE: $real belongs to '${owner%%:*}', not $pkg"
+		return 1
+	fi
+	want=$(awk -v f="${real#/}" '$2 == f { print $1 }' \
+		"/var/lib/dpkg/info/$pkg.md5sums" 2>/dev/null)
+	got=$(md5sum <"$real" | cut -d' ' -f1)
+	if [[ -z $want || $want != "$got" ]]; then
+		echo "REFERENCE: $real has md5 $got, $pkg $IBV_DEBIAN_VERSION ships '${want:-nothing}'"
+		return 1
+	fi
+	echo "$real ($pkg $IBV_DEBIAN_VERSION, md5 $got)"
+}
+
+# Prove that the reference library and its rxe provider are Debian's
+# rdma-core $IBV_DEBIAN_VERSION as shipped.  Prints one line; 0 if so.
+ibv_verify_debian() {
+	local lib rxe bad
+	lib=$(_debian_file libibverbs1 "$IBV_DEBIAN_LIB_DIR/libibverbs.so.1") ||
+		{ echo "$lib"; return 1; }
+	rxe=$(_debian_file ibverbs-providers "$IBV_DEBIAN_RXE") ||
+		{ echo "$rxe"; return 1; }
+	bad=$(dpkg --verify libibverbs1 ibverbs-providers 2>&1)
+	if [[ -n $bad ]]; then
+		echo "REFERENCE: dpkg --verify: ${bad//$'\n'/; }"
+		return 1
+	fi
+	echo "reference: $lib; $rxe"
+}
 
 # Print the real path of the library WANT stands for.
 ibv_lib_path() { # WANT

@@ -13,10 +13,15 @@ have mapped exactly the library under test and no other libibverbs.
                                     the checkout)
   IBV_UNDER_TEST=debian             /usr/lib/x86_64-linux-gnu's
 
+With IBV_UNDER_TEST=debian the library must also be Debian's rdma-core
+44.0-2 as shipped (tests/guest/lib/maps.sh, ibv_verify_debian): once this
+project's packages are installed, /usr/lib holds ours.
+
 Nothing is skipped: pyverbs that cannot be imported, or the wrong library,
 ends the session with a failure and says why.
 """
 import os
+import subprocess
 
 import pytest
 
@@ -70,6 +75,16 @@ def mapping_problem(pid='self'):
                ', '.join(sorted(got)) or 'no libibverbs at all'))
 
 
+def reference_problem():
+    """None when /usr/lib's libibverbs is Debian's 44.0-2, else why."""
+    maps = os.path.join(TOP, 'tests', 'guest', 'lib', 'maps.sh')
+    cmd = ['/bin/bash', '-c', 'source "$1" && ibv_verify_debian', 'verify',
+           maps]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    return None if out.returncode == 0 else out.stdout.strip()
+
+
 def pytest_sessionstart(session):
     try:
         # Loads libibverbs.so.1 (and librdmacm, which needs it too).
@@ -82,6 +97,8 @@ def pytest_sessionstart(session):
         problem = mapping_problem()
     except RuntimeError as err:
         problem = str(err)
+    if not problem and UNDER_TEST == 'debian':
+        problem = reference_problem()
     if problem:
         pytest.exit('FAIL: wrong libibverbs: ' + problem, returncode=3)
 
