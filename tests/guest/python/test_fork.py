@@ -5,7 +5,10 @@ Runs against the project's library by default, and against Debian's when
 IBV_UNDER_TEST=debian (tests/guest/run-all does both).  Tests of what
 upstream also does must pass on both; tests of guarantees upstream lacks
 are strict xfails on Debian's library, so the run says so and a guard test
-that passed there would turn red.
+that passed there would turn red.  Only a failed assertion of the guarantee
+itself counts as the expected failure (raises=AssertionError): a scenario
+that crashed, hung or ran on the wrong library raises ScenarioError, which
+fails the test on either library.
 """
 import errno
 import json
@@ -22,8 +25,14 @@ DEBIAN_LIB = '/usr/lib/x86_64-linux-gnu/libibverbs.so.1'
 # enum ibv_fork_status
 DISABLED, ENABLED, UNNEEDED = 0, 1, 2
 
+
+
+class ScenarioError(RuntimeError):
+    """The scenario could not be run or read: never a missing guarantee."""
+
+
 guarantee = pytest.mark.xfail(
-    UPSTREAM, strict=True,
+    UPSTREAM, strict=True, raises=AssertionError,
     reason="a guarantee upstream libibverbs lacks")
 
 
@@ -35,18 +44,19 @@ def run_python(code_or_script, *args, env=None):
                                  ['-c', code_or_script]) + list(args)
     out = subprocess.run(cmd, env=full_env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
+    if out.returncode != 0:
+        raise ScenarioError('%s exited with status %d: %s' %
+                            (cmd, out.returncode, out.stderr))
     return out.stdout
 
 
 def check_library(path):
     """The process that ran the scenario mapped the library under test."""
-    assert path, 'libibverbs.so.1 was not mapped'
-    if UPSTREAM:
-        assert path == os.path.realpath(DEBIAN_LIB)
-    else:
-        assert path != os.path.realpath(DEBIAN_LIB), \
-            'the scenario ran on Debian\'s libibverbs, not the project\'s'
+    if not path:
+        raise ScenarioError('libibverbs.so.1 was not mapped')
+    if UPSTREAM != (path == os.path.realpath(DEBIAN_LIB)):
+        raise ScenarioError('the scenario ran on %s, not on the %s library'
+                            % (path, 'Debian' if UPSTREAM else 'project'))
 
 
 _SCENARIOS = {}
@@ -66,7 +76,8 @@ def run_scenario(kind):
         except Exception as err:  # reported by every test that needs it
             _SCENARIOS[kind] = {'error': repr(err)}
     result = _SCENARIOS[kind]
-    assert 'error' not in result, result.get('error')
+    if 'error' in result:
+        raise ScenarioError(result['error'])
     check_library(result['library'])
     return result
 
@@ -99,7 +110,10 @@ print(before, err, f.is_fork_initialized())
 
 
 def status_run(**env):
-    return [int(x) for x in run_python(STATUS, env=env).split()]
+    out = run_python(STATUS, env=env).split()
+    if len(out) != 3:
+        raise ScenarioError('status script printed %r' % out)
+    return [int(x) for x in out]
 
 
 def test_status_default_is_unneeded_on_a_copying_kernel():
