@@ -12,7 +12,8 @@
  *
  * Upstream libibverbs has no such guard: this test is expected to fail
  * against it (ctest label "guard"), in exactly its gc_guard() checks.  The
- * set-up and the child's own RDMA are upstream behaviour: gc_ok().
+ * set-up, the child's own RDMA and, in legacy mode, the MADV_DONTFORK on
+ * every MR (parent's and child's) are upstream behaviour: gc_ok().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,6 +216,11 @@ static void child_own_rdma(void)
 	     gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
 	     wc.status == IBV_WC_SUCCESS && !memcmp(a.addr, b.addr, LEN);
 	gc_ok(ok, "child: RDMA WRITE on its own QP and MRs");
+	gc_ok(a.mr && b.mr && fu_marked_as_mode(a.addr, LEN) &&
+		      fu_marked_as_mode(b.addr, LEN),
+	      "child: its own MRs are %s",
+	      fu_legacy_mode() ? "MADV_DONTFORK (smaps dc)" :
+				 "not MADV_DONTFORK");
 	gc_buf_free(&a);
 	gc_buf_free(&b);
 	gc_pair_close(&p);
@@ -271,6 +277,11 @@ int main(void)
 		return gc_finish();
 	if (!gc_ok(!setup(&o), "parent: set up QPs, MRs, SRQ, AH, channel"))
 		return gc_finish();
+	gc_ok(fu_marked_as_mode(o.a.addr, LEN) &&
+		      fu_marked_as_mode(o.b.addr, LEN),
+	      "parent: its MRs are %s",
+	      fu_legacy_mode() ? "MADV_DONTFORK (smaps dc)" :
+				 "not MADV_DONTFORK");
 
 	fflush(stdout);
 	pid = fork();

@@ -111,6 +111,19 @@ int fu_page_dontfork(const void *addr)
 	return scan_smaps(addr, &count);
 }
 
+bool fu_marked_as_mode(const void *addr, size_t len)
+{
+	const uint8_t *p = addr;
+	const uint8_t *probe[3] = { p, p + len / 2, p + len - 1 };
+	int want = fu_legacy_mode() ? 1 : 0;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (fu_page_dontfork(probe[i]) != want)
+			return false;
+	return true;
+}
+
 int fu_count_dontfork_vmas(void)
 {
 	int count = 0;

@@ -40,6 +40,15 @@ void *fu_map_huge(void *addr, size_t len);
  * /proc/self/smaps: 1 yes, 0 no, -1 not mapped.
  */
 int fu_page_dontfork(const void *addr);
+/*
+ * Whether fork support left [@addr, @addr + @len) as this mode wants it:
+ * MADV_DONTFORK ("dc") in legacy mode, where the library must mark
+ * registered memory (the 6.1 kernel would copy pinned pages anyway, so
+ * only smaps shows that the library did its part), and unmarked in the
+ * default mode.  Checks the first, middle and last page: madvise() marks
+ * whole mappings, so a range is marked in pieces or not at all.
+ */
+bool fu_marked_as_mode(const void *addr, size_t len);
 /* Number of mappings in /proc/self/smaps with "dc" set. */
 int fu_count_dontfork_vmas(void);
 
