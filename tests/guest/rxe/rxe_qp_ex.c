@@ -335,14 +335,20 @@ int main(void)
 	gc_ok(t.p.qp_a != NULL, "ibv_create_qp_ex RC with send_ops_flags (%s)",
 	      t.p.qp_a ? "ok" : strerror(errno));
 	t.p.qp_b = gc_create_qp(&t.p.b, t.p.cq_b, IBV_QPT_RC, NULL);
-	if (!t.p.qp_a || !t.p.qp_b ||
-	    gc_connect(t.p.qp_a, &t.p.a, t.p.qp_b, &t.p.b))
+	/* Each way to the end below says why, as a failed check. */
+	if (!t.p.qp_a ||
+	    !gc_ok(t.p.qp_b != NULL, "RC QP on rxe1 (%s)",
+		   t.p.qp_b ? "ok" : strerror(errno)) ||
+	    !gc_ok(!gc_connect(t.p.qp_a, &t.p.a, t.p.qp_b, &t.p.b),
+		   "connect the RC QPs"))
 		goto out;
 	t.qx = ibv_qp_to_qp_ex(t.p.qp_a);
 	if (!gc_ok(t.qx != NULL, "ibv_qp_to_qp_ex"))
 		goto out;
-	if (gc_buf_alloc(&t.a, t.p.a.pd, 16384, GC_ACCESS_ALL, 0x33) ||
-	    gc_buf_alloc(&t.b, t.p.b.pd, 16384, GC_ACCESS_ALL, 0x55))
+	if (!gc_ok(!gc_buf_alloc(&t.a, t.p.a.pd, 16384, GC_ACCESS_ALL, 0x33) &&
+			   !gc_buf_alloc(&t.b, t.p.b.pd, 16384, GC_ACCESS_ALL,
+					 0x55),
+		   "register two 16 KiB buffers"))
 		goto out;
 	test_rc_batch(&t);
 	test_abort_and_errors(&t);
