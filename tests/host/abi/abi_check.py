@@ -20,7 +20,8 @@ the outputs are diffed.  Names and declared types (member types, function
 prototypes) are compared straight from the two ASTs.
 
 Exit status: 0 when identical (modulo known-differences), 1 on any
-difference, 77 when a prerequisite (clang, reference headers) is missing.
+difference, 77 when a prerequisite (clang, reference headers) is missing --
+except in CI (CI=true), where that is a failure (exit status 1).
 """
 
 import argparse
@@ -455,6 +456,21 @@ def compare_sets(rep, kind, ours, ref):
         rep.diff("missing-" + kind, n, "missing from our headers")
 
 
+def in_ci():
+    """CI (.ci/run sets CI=true) installs every prerequisite
+    (buildlib/install-deps): there a missing one is a failure, since a
+    skipped comparison would let CI pass without comparing anything."""
+    return os.environ.get("CI", "").lower() in ("true", "1", "yes")
+
+
+def missing():
+    return "FAIL (CI)" if in_ci() else "SKIP"
+
+
+def missing_status():
+    return 1 if in_ci() else SKIP
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ours", required=True,
@@ -470,12 +486,13 @@ def main():
 
     clang = shutil.which(args.clang)
     if not clang:
-        log("SKIP: %s not found (needed for the AST dump)" % args.clang)
-        return SKIP
+        log("%s: %s not found (needed for the AST dump; "
+            "buildlib/install-deps)" % (missing(), args.clang))
+        return missing_status()
     if not os.path.exists(os.path.join(args.ref, "infiniband", "verbs.h")):
-        log("SKIP: no reference headers in %s (install libibverbs-dev)"
-            % args.ref)
-        return SKIP
+        log("%s: no reference headers in %s (install libibverbs-dev)"
+            % (missing(), args.ref))
+        return missing_status()
     for h in HEADERS:
         if not os.path.exists(os.path.join(args.ours, "infiniband", h)):
             log("FAIL: %s/infiniband/%s is missing (build the "
