@@ -4,8 +4,16 @@
 # Debian's real data-path clients on the project's library: the ibverbs
 # pingpong programs (RC, UC, UD, SRQ) with the server on rxe0 and the
 # client on rxe1, and librdmacm's rping over 198.18.0.1.  Each must
-# complete its exchange, and server and client alike must have run on the
-# project's libibverbs.so.1 (the loader's trace says which they loaded).
+# complete its exchange with the data checked, and server and client alike
+# must have run on the project's libibverbs.so.1 (the loader's trace says
+# which they loaded).
+#
+# An exit status of 0 alone proves little: a data path that moved the wrong
+# bytes still completes.  So the pingpong programs run with -c (--chk: the
+# client writes a known pattern, the server checks every page of what it
+# received and prints "invalid data in page N" otherwise, without changing
+# its exit status) and rping with -V (each side compares the ping data and
+# fails on a mismatch).  Any such line fails the pair.
 #
 # usage: debian-traffic.sh PATH/TO/PROJECT/libibverbs.so.1
 set -u
@@ -38,9 +46,14 @@ pair() {
 		timeout 120 "${cli[@]}" >"$client_tmp/$name.cli.out" 2>&1 ||
 		cli_rc=$?
 	wait "$srv_pid" || srv_rc=$?
-	if ((srv_rc == 0 && cli_rc == 0)); then
-		ok "$name: exchange completed ($(grep -m1 -E 'iters|bytes in' \
-			"$client_tmp/$name.cli.out" || echo done))"
+	local bad
+	bad=$(grep -hiE 'invalid data|miscompare|mismatch' \
+		"$client_tmp/$name.srv.out" "$client_tmp/$name.cli.out")
+	if [[ -n $bad ]]; then
+		not_ok "$name: data check failed: ${bad//$'\n'/; }"
+	elif ((srv_rc == 0 && cli_rc == 0)); then
+		ok "$name: exchange completed, data checked ($(grep -m1 -E \
+			'iters|bytes in' "$client_tmp/$name.cli.out" || echo "done"))"
 	else
 		not_ok "$name: server exit $srv_rc, client exit $cli_rc"
 		sed 's/^/    server: /' "$client_tmp/$name.srv.out"
@@ -59,11 +72,11 @@ pair() {
 
 for kind in rc uc ud srq; do
 	prog=/usr/bin/ibv_${kind}_pingpong
-	pair "ibv_${kind}_pingpong" "$prog" -d rxe0 -g "$gid" -- \
-		"$prog" -d rxe1 -g "$gid" 198.18.0.1
+	pair "ibv_${kind}_pingpong" "$prog" -d rxe0 -g "$gid" -c -- \
+		"$prog" -d rxe1 -g "$gid" -c 198.18.0.1
 done
 
-pair rping rping -s -a 198.18.0.1 -C 10 -- \
-	rping -c -a 198.18.0.1 -I 198.18.0.2 -C 10 -v
+pair rping rping -s -V -a 198.18.0.1 -C 10 -- \
+	rping -c -V -a 198.18.0.1 -I 198.18.0.2 -C 10 -v
 
 client_finish
