@@ -57,8 +57,6 @@ struct verbs_mr {
 	struct ibv_mr ibv_mr;
 	enum ibv_mr_type mr_type;
 	int access;
-	/* Range counted by the fork tracker, released on dereg. */
-	struct verbs_fork_span fork_span;
 };
 
 struct verbs_mw {

@@ -59,6 +59,53 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fork_range_tree fork_tree = FORK_RANGE_TREE_INIT;
 
 /*
+ * The range each tracked MR counted, keyed by its struct ibv_mr (see
+ * fork.h).  Control path only: a chained hash under its own lock, with
+ * records allocated before the kernel command.
+ */
+struct verbs_fork_mr {
+	struct verbs_fork_mr *next;
+	const void *mr;
+	struct verbs_fork_span span;
+};
+
+#define MR_TABLE_BUCKETS 1024
+
+static pthread_mutex_t mr_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct verbs_fork_mr *mr_table[MR_TABLE_BUCKETS];
+
+/*
+ * The parent's MRs are not the child's: a child that deregisters an
+ * inherited MR must not release the parent's range, so it starts with an
+ * empty table.  As for the range tree, the records are freed only when no
+ * thread of the parent held the lock at fork(); otherwise they are left
+ * behind, as they may be half linked.
+ */
+static void mr_table_child_reset(void)
+{
+	/* Written, never read: only a leak checker looks. */
+	static struct verbs_fork_mr *abandoned[MR_TABLE_BUCKETS];
+	struct verbs_fork_mr *rec, *next;
+	bool locked = !pthread_mutex_trylock(&mr_table_lock);
+	size_t i;
+
+	for (i = 0; i < MR_TABLE_BUCKETS; i++) {
+		for (rec = mr_table[i]; locked && rec; rec = next) {
+			next = rec->next;
+			free(rec);
+		}
+		if (!locked)
+			__atomic_store_n(&abandoned[i], mr_table[i],
+					 __ATOMIC_RELAXED);
+		mr_table[i] = NULL;
+	}
+	if (locked)
+		pthread_mutex_unlock(&mr_table_lock);
+	else
+		pthread_mutex_init(&mr_table_lock, NULL);
+}
+
+/*
  * The child keeps the fork mode and the kernel's answer, which still hold,
  * but not the parent's ranges: its own registrations start from an empty
  * tree, so memory it maps where the parent had an MR is marked again.
@@ -69,6 +116,7 @@ void verbs_fork_child_reset(void)
 	pthread_mutex_init(&detect_lock, NULL);
 	pthread_mutex_init(&init_lock, NULL);
 	verbs_keep_reachable(fork_range_child_reset(&fork_tree));
+	mr_table_child_reset();
 }
 
 static int detect_copy_on_fork(void)
@@ -249,6 +297,79 @@ void verbs_fork_unprotect(const struct verbs_fork_span *span)
 		return;
 	verbs_proc_enter();
 	(void)fork_range_drop(&fork_tree, span->addr, span->len);
+}
+
+/* The MR table is used only while tracking, which never stops. */
+static bool tracking(void)
+{
+	return __atomic_load_n(&fork_state, __ATOMIC_ACQUIRE) == FORK_TRACKING;
+}
+
+static size_t mr_bucket(const void *mr)
+{
+	/* Allocations are at least 16-byte aligned: skip the zero bits. */
+	return ((uintptr_t)mr >> 4) % MR_TABLE_BUCKETS;
+}
+
+int verbs_fork_mr_protect(const void *addr, size_t len,
+			  struct verbs_fork_mr **rec)
+{
+	struct verbs_fork_span span;
+	int ret;
+
+	*rec = NULL;
+	ret = verbs_fork_protect(addr, len, &span);
+	if (ret || !span.len)
+		return ret;
+	*rec = calloc(1, sizeof(**rec));
+	if (!*rec) {
+		verbs_fork_unprotect(&span);
+		return ENOMEM;
+	}
+	(*rec)->span = span;
+	return 0;
+}
+
+void verbs_fork_mr_attach(struct verbs_fork_mr *rec, const void *mr)
+{
+	struct verbs_fork_mr **head;
+
+	if (!rec)
+		return;
+	rec->mr = mr;
+	head = &mr_table[mr_bucket(mr)];
+	verbs_proc_enter();
+	pthread_mutex_lock(&mr_table_lock);
+	rec->next = *head;
+	*head = rec;
+	pthread_mutex_unlock(&mr_table_lock);
+}
+
+struct verbs_fork_mr *verbs_fork_mr_detach(const void *mr)
+{
+	struct verbs_fork_mr **pos, *rec = NULL;
+
+	if (!tracking())
+		return NULL;
+	verbs_proc_enter();
+	pthread_mutex_lock(&mr_table_lock);
+	for (pos = &mr_table[mr_bucket(mr)]; *pos; pos = &(*pos)->next) {
+		if ((*pos)->mr == mr) {
+			rec = *pos;
+			*pos = rec->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&mr_table_lock);
+	return rec;
+}
+
+void verbs_fork_mr_unprotect(struct verbs_fork_mr *rec)
+{
+	if (!rec)
+		return;
+	verbs_fork_unprotect(&rec->span);
+	free(rec);
 }
 
 IBV_EXPORT int ibv_fork_init(void)

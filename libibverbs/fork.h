@@ -122,6 +122,28 @@ int verbs_fork_protect(const void *addr, size_t len,
 void verbs_fork_unprotect(const struct verbs_fork_span *span) IBV_HIDDEN;
 
 /*
+ * Memory regions.  A provider allocates struct verbs_mr in the layout its
+ * plug-in ABI fixes, so the range an MR counted cannot live there: fork.c
+ * files it in a table of its own, keyed by the struct ibv_mr, and only
+ * while tracking (without it every call below is one load or compare).
+ *
+ * verbs_fork_mr_protect() counts the range and allocates the record before
+ * the kernel command, so that nothing can fail after it;
+ * verbs_fork_mr_attach() files the record once the MR exists.
+ * verbs_fork_mr_detach() takes the record out before the MR is freed (so a
+ * new MR at the same address never meets it); verbs_fork_mr_attach() puts
+ * it back if the kernel refused, verbs_fork_mr_unprotect() releases the
+ * range and frees the record.  A NULL record means nothing was counted.
+ */
+struct verbs_fork_mr;
+
+int verbs_fork_mr_protect(const void *addr, size_t len,
+			  struct verbs_fork_mr **rec) IBV_HIDDEN;
+void verbs_fork_mr_attach(struct verbs_fork_mr *rec, const void *mr) IBV_HIDDEN;
+struct verbs_fork_mr *verbs_fork_mr_detach(const void *mr) IBV_HIDDEN;
+void verbs_fork_mr_unprotect(struct verbs_fork_mr *rec) IBV_HIDDEN;
+
+/*
  * Public since IBVERBS_1.1, but Debian's installed <infiniband/verbs.h>
  * does not declare them, so their prototypes live here for fork.c and for
  * the verbs.  Fail with -1 and errno, as upstream's do.

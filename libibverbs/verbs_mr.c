@@ -22,7 +22,7 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 					   unsigned int access)
 {
 	const struct verbs_ops *ops;
-	struct verbs_fork_span span;
+	struct verbs_fork_mr *rec;
 	struct ibv_mr *mr;
 	int err;
 
@@ -32,17 +32,17 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 	if (!ops->reg_mr)
 		return verbs_null_errno(EOPNOTSUPP);
 
-	err = verbs_fork_protect(addr, length, &span);
+	err = verbs_fork_mr_protect(addr, length, &rec);
 	if (err)
 		return verbs_null_errno(err);
 
 	mr = ops->reg_mr(pd, addr, length, iova, access);
 	if (!mr) {
 		err = errno;
-		verbs_fork_unprotect(&span);
+		verbs_fork_mr_unprotect(rec);
 		return verbs_null_errno(err);
 	}
-	to_vmr(mr)->fork_span = span;
+	verbs_fork_mr_attach(rec, mr);
 	return mr;
 }
 
@@ -82,17 +82,10 @@ IBV_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd,
 						     fd, access);
 }
 
-static bool is_user_memory(const struct verbs_mr *vmr)
-{
-	return vmr->mr_type == IBV_MR_TYPE_MR && vmr->fork_span.len;
-}
-
 IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 {
-	struct verbs_mr *vmr = to_vmr(mr);
-	struct verbs_fork_span span;
+	struct verbs_fork_mr *rec = NULL;
 	struct ibv_context *ctx;
-	bool release;
 	int err;
 
 	if (!mr || !mr->context)
@@ -100,14 +93,20 @@ IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	ctx = mr->context;
 	/*
 	 * A fork child frees only its copy (the provider sees that) and
-	 * leaves the fork tracker alone: the range is the parent's.
+	 * leaves the fork tracker alone: the range is the parent's.  A child
+	 * made by fork() starts with an empty table; the pid check covers
+	 * one that shares the parent's memory.  The record leaves the table
+	 * before the MR is freed, as another thread may get the same address
+	 * for a new MR at once.
 	 */
-	release = is_user_memory(vmr) && !verbs_ctx_inherited(ctx);
-	span = vmr->fork_span;
+	if (!verbs_ctx_inherited(ctx))
+		rec = verbs_fork_mr_detach(mr);
 
-	err = verbs_ops(ctx)->dereg_mr(vmr);
-	if (!err && release)
-		verbs_fork_unprotect(&span);
+	err = verbs_ops(ctx)->dereg_mr(to_vmr(mr));
+	if (err)
+		verbs_fork_mr_attach(rec, mr);
+	else
+		verbs_fork_mr_unprotect(rec);
 	return err;
 }
 
@@ -136,7 +135,7 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 {
 	struct verbs_mr *vmr = to_vmr(mr);
 	bool move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
-	struct verbs_fork_span span = { 0 }, old;
+	struct verbs_fork_mr *rec = NULL;
 	int err;
 
 	if (!rereg_args_ok(mr, flags, pd, addr, length, access)) {
@@ -152,7 +151,7 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	}
 
 	if (move) {
-		err = verbs_fork_protect(addr, length, &span);
+		err = verbs_fork_mr_protect(addr, length, &rec);
 		if (err) {
 			errno = err;
 			return IBV_REREG_MR_ERR_DONT_FORK_NEW;
@@ -163,7 +162,7 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 					       access);
 	if (err) {
 		/* Best effort, as upstream: never ERR_CMD_AND_DO_FORK_NEW. */
-		verbs_fork_unprotect(&span);
+		verbs_fork_mr_unprotect(rec);
 		errno = err;
 		return IBV_REREG_MR_ERR_CMD;
 	}
@@ -175,11 +174,11 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	if (!move)
 		return 0;
 
-	old = vmr->fork_span;
 	mr->addr = addr;
 	mr->length = length;
-	vmr->fork_span = span;
-	verbs_fork_unprotect(&old);
+	/* The MR now holds the new range only; the old one is released. */
+	verbs_fork_mr_unprotect(verbs_fork_mr_detach(mr));
+	verbs_fork_mr_attach(rec, mr);
 	return 0;
 }
 
