@@ -15,7 +15,8 @@
  *    verbs_set_ops().  Unset entries fail with EOPNOTSUPP.
  *
  * Every object a provider creates embeds the public struct (ibv_pd, ibv_cq,
- * ...) or the library's extended wrapper (verbs_cq, verbs_qp, verbs_mr, ...).
+ * ...) or the extended wrapper (verbs_cq, verbs_qp, verbs_mr, ...), which
+ * has rdma-core 44's layout so that plug-ins can share it.
  * The provider talks to the kernel only through the command layer (cmd.h),
  * which fills the common fields of those structs.
  *
@@ -48,7 +49,14 @@ enum ibv_mr_type {
 	IBV_MR_TYPE_DMABUF_MR,
 };
 
-/* Extended objects: the public struct first, library state after it. */
+/*
+ * Extended objects: the public struct first, then what the command layer
+ * fills.  A provider allocates them, a plug-in built for rdma-core 44 as
+ * well, so those that upstream defines have upstream's exact layout (sizes
+ * from rdma-core v44.0, checked below and member by member in
+ * tests/host/abi): the library keeps no state of its own in them, and a
+ * provider's private fields follow at upstream's offsets.
+ */
 struct verbs_pd {
 	struct ibv_pd pd;
 };
@@ -89,6 +97,50 @@ struct verbs_qp {
 	uint32_t comp_mask;
 	struct ibv_xrcd *xrcd;
 };
+
+/*
+ * Objects no built-in provider creates yet; a plug-in does, and the
+ * command layer will fill the kernel handle (and the action's type).
+ */
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+/* Values from rdma-core 44's provider interface. */
+enum ibv_flow_action_type {
+	IBV_FLOW_ACTION_UNSPECIFIED = 0,
+	IBV_FLOW_ACTION_ESP = 1,
+};
+
+struct verbs_flow_action {
+	struct ibv_flow_action action;
+	uint32_t handle;
+	enum ibv_flow_action_type type;
+};
+
+struct verbs_dm {
+	struct ibv_dm dm;
+	uint32_t handle;
+};
+
+struct verbs_counters {
+	struct ibv_counters counters;
+	uint32_t handle;
+};
+
+/* A quick guard; tests/host/abi checks every member's offset. */
+_Static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_xrcd) == 16, "verbs_xrcd: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_flow_action) == 16,
+	       "verbs_flow_action: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_dm) == 40, "verbs_dm: rdma-core 44 ABI");
+_Static_assert(sizeof(struct verbs_counters) == 16,
+	       "verbs_counters: rdma-core 44 ABI");
 
 struct verbs_ah {
 	struct ibv_ah ah;
