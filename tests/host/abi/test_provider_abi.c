@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The provider ABI against rdma-core 44's layouts: every struct a plug-in
+ * shares with the library (provider_abi.h, and the extended objects of
+ * driver.h) has the size, and every member the offset and size, that
+ * pahole measured on rdma-core v44.0 (driver-layouts.txt, read at run
+ * time).  Every member listed there must exist here and every member here
+ * must be listed there, so a member that moves, grows, appears or goes
+ * fails; the ops table's slots must come in the recorded order.
+ *
+ * usage: test_provider_abi DRIVER-LAYOUTS.TXT
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider_abi.h"
+#include "tap.h"
+
+struct layout {
+	const char *type; /* the name in the data file */
+	const char *member; /* NULL: the struct itself */
+	size_t offset;
+	size_t size;
+};
+
+#define STRUCT_AS(name, T)               \
+	{                                \
+		name, NULL, 0, sizeof(T) \
+	}
+#define MEMBER_AS(name, T, m)                                 \
+	{                                                     \
+		name, #m, offsetof(T, m), sizeof(((T *)0)->m) \
+	}
+#define STRUCT(s) STRUCT_AS(#s, struct s)
+#define MEMBER(s, m) MEMBER_AS(#s, struct s, m)
+
+/* verbs_plugin_device is rdma-core's struct verbs_device. */
+#define PDEV(m) MEMBER_AS("verbs_device", struct verbs_plugin_device, m)
+#define OPS(m) MEMBER(verbs_context_ops, m)
+
+static const struct layout ours[] = {
+	STRUCT(verbs_device_ops),
+	MEMBER(verbs_device_ops, name),
+	MEMBER(verbs_device_ops, match_min_abi_version),
+	MEMBER(verbs_device_ops, match_max_abi_version),
+	MEMBER(verbs_device_ops, match_table),
+	MEMBER(verbs_device_ops, static_providers),
+	MEMBER(verbs_device_ops, match_device),
+	MEMBER(verbs_device_ops, alloc_context),
+	MEMBER(verbs_device_ops, import_context),
+	MEMBER(verbs_device_ops, alloc_device),
+	MEMBER(verbs_device_ops, uninit_device),
+
+	STRUCT(verbs_match_ent),
+	MEMBER(verbs_match_ent, driver_data),
+	MEMBER(verbs_match_ent, u),
+	MEMBER(verbs_match_ent, u.modalias),
+	MEMBER(verbs_match_ent, u.driver_id),
+	MEMBER(verbs_match_ent, vendor),
+	MEMBER(verbs_match_ent, device),
+	MEMBER(verbs_match_ent, kind),
+
+	STRUCT_AS("verbs_device", struct verbs_plugin_device),
+	PDEV(device),
+	PDEV(ops),
+	PDEV(refcount),
+	PDEV(entry),
+	PDEV(sysfs),
+	PDEV(core_support),
+
+	STRUCT(verbs_sysfs_dev),
+	MEMBER(verbs_sysfs_dev, entry),
+	MEMBER(verbs_sysfs_dev, provider_data),
+	MEMBER(verbs_sysfs_dev, match),
+	MEMBER(verbs_sysfs_dev, flags),
+	MEMBER(verbs_sysfs_dev, sysfs_name),
+	MEMBER(verbs_sysfs_dev, sysfs_cdev),
+	MEMBER(verbs_sysfs_dev, ibdev_name),
+	MEMBER(verbs_sysfs_dev, ibdev_path),
+	MEMBER(verbs_sysfs_dev, modalias),
+	MEMBER(verbs_sysfs_dev, node_guid),
+	MEMBER(verbs_sysfs_dev, driver_id),
+	MEMBER(verbs_sysfs_dev, node_type),
+	MEMBER(verbs_sysfs_dev, ibdev_idx),
+	MEMBER(verbs_sysfs_dev, num_ports),
+	MEMBER(verbs_sysfs_dev, abi_ver),
+	MEMBER(verbs_sysfs_dev, time_created),
+
+	/* Public (verbs.h), but a plug-in embeds it in its context. */
+	STRUCT(verbs_context),
+	MEMBER(verbs_context, query_port),
+	MEMBER(verbs_context, advise_mr),
+	MEMBER(verbs_context, alloc_null_mr),
+	MEMBER(verbs_context, read_counters),
+	MEMBER(verbs_context, attach_counters_point_flow),
+	MEMBER(verbs_context, create_counters),
+	MEMBER(verbs_context, destroy_counters),
+	MEMBER(verbs_context, reg_dm_mr),
+	MEMBER(verbs_context, alloc_dm),
+	MEMBER(verbs_context, free_dm),
+	MEMBER(verbs_context, modify_flow_action_esp),
+	MEMBER(verbs_context, destroy_flow_action),
+	MEMBER(verbs_context, create_flow_action_esp),
+	MEMBER(verbs_context, modify_qp_rate_limit),
+	MEMBER(verbs_context, alloc_parent_domain),
+	MEMBER(verbs_context, dealloc_td),
+	MEMBER(verbs_context, alloc_td),
+	MEMBER(verbs_context, modify_cq),
+	MEMBER(verbs_context, post_srq_ops),
+	MEMBER(verbs_context, destroy_rwq_ind_table),
+	MEMBER(verbs_context, create_rwq_ind_table),
+	MEMBER(verbs_context, destroy_wq),
+	MEMBER(verbs_context, modify_wq),
+	MEMBER(verbs_context, create_wq),
+	MEMBER(verbs_context, query_rt_values),
+	MEMBER(verbs_context, create_cq_ex),
+	MEMBER(verbs_context, priv),
+	MEMBER(verbs_context, query_device_ex),
+	MEMBER(verbs_context, ibv_destroy_flow),
+	MEMBER(verbs_context, ABI_placeholder2),
+	MEMBER(verbs_context, ibv_create_flow),
+	MEMBER(verbs_context, ABI_placeholder1),
+	MEMBER(verbs_context, open_qp),
+	MEMBER(verbs_context, create_qp_ex),
+	MEMBER(verbs_context, get_srq_num),
+	MEMBER(verbs_context, create_srq_ex),
+	MEMBER(verbs_context, open_xrcd),
+	MEMBER(verbs_context, close_xrcd),
+	MEMBER(verbs_context, _ABI_placeholder3),
+	MEMBER(verbs_context, sz),
+	MEMBER(verbs_context, context),
+
+	/* In the order of the struct: the test checks the order too. */
+	STRUCT(verbs_context_ops),
+	OPS(advise_mr),
+	OPS(alloc_dm),
+	OPS(alloc_mw),
+	OPS(alloc_null_mr),
+	OPS(alloc_parent_domain),
+	OPS(alloc_pd),
+	OPS(alloc_td),
+	OPS(async_event),
+	OPS(attach_counters_point_flow),
+	OPS(attach_mcast),
+	OPS(bind_mw),
+	OPS(close_xrcd),
+	OPS(cq_event),
+	OPS(create_ah),
+	OPS(create_counters),
+	OPS(create_cq),
+	OPS(create_cq_ex),
+	OPS(create_flow),
+	OPS(create_flow_action_esp),
+	OPS(create_qp),
+	OPS(create_qp_ex),
+	OPS(create_rwq_ind_table),
+	OPS(create_srq),
+	OPS(create_srq_ex),
+	OPS(create_wq),
+	OPS(dealloc_mw),
+	OPS(dealloc_pd),
+	OPS(dealloc_td),
+	OPS(dereg_mr),
+	OPS(destroy_ah),
+	OPS(destroy_counters),
+	OPS(destroy_cq),
+	OPS(destroy_flow),
+	OPS(destroy_flow_action),
+	OPS(destroy_qp),
+	OPS(destroy_rwq_ind_table),
+	OPS(destroy_srq),
+	OPS(destroy_wq),
+	OPS(detach_mcast),
+	OPS(free_context),
+	OPS(free_dm),
+	OPS(get_srq_num),
+	OPS(import_dm),
+	OPS(import_mr),
+	OPS(import_pd),
+	OPS(modify_cq),
+	OPS(modify_flow_action_esp),
+	OPS(modify_qp),
+	OPS(modify_qp_rate_limit),
+	OPS(modify_srq),
+	OPS(modify_wq),
+	OPS(open_qp),
+	OPS(open_xrcd),
+	OPS(poll_cq),
+	OPS(post_recv),
+	OPS(post_send),
+	OPS(post_srq_ops),
+	OPS(post_srq_recv),
+	OPS(query_device_ex),
+	OPS(query_ece),
+	OPS(query_port),
+	OPS(query_qp),
+	OPS(query_qp_data_in_order),
+	OPS(query_rt_values),
+	OPS(query_srq),
+	OPS(read_counters),
+	OPS(reg_dm_mr),
+	OPS(reg_dmabuf_mr),
+	OPS(reg_mr),
+	OPS(req_notify_cq),
+	OPS(rereg_mr),
+	OPS(resize_cq),
+	OPS(set_ece),
+	OPS(unimport_dm),
+	OPS(unimport_mr),
+	OPS(unimport_pd),
+
+	STRUCT(verbs_mr),
+	MEMBER(verbs_mr, ibv_mr),
+	MEMBER(verbs_mr, mr_type),
+	MEMBER(verbs_mr, access),
+
+	STRUCT(verbs_cq),
+	MEMBER(verbs_cq, cq),
+	MEMBER(verbs_cq, cq_ex),
+
+	STRUCT(verbs_qp),
+	MEMBER(verbs_qp, qp),
+	MEMBER(verbs_qp, qp_ex),
+	MEMBER(verbs_qp, comp_mask),
+	MEMBER(verbs_qp, xrcd),
+
+	STRUCT(verbs_srq),
+	MEMBER(verbs_srq, srq),
+	MEMBER(verbs_srq, srq_type),
+	MEMBER(verbs_srq, xrcd),
+	MEMBER(verbs_srq, cq),
+	MEMBER(verbs_srq, srq_num),
+
+	STRUCT(verbs_xrcd),
+	MEMBER(verbs_xrcd, xrcd),
+	MEMBER(verbs_xrcd, comp_mask),
+	MEMBER(verbs_xrcd, handle),
+
+	STRUCT(verbs_flow_action),
+	MEMBER(verbs_flow_action, action),
+	MEMBER(verbs_flow_action, handle),
+	MEMBER(verbs_flow_action, type),
+
+	STRUCT(verbs_dm),
+	MEMBER(verbs_dm, dm),
+	MEMBER(verbs_dm, handle),
+
+	STRUCT(verbs_counters),
+	MEMBER(verbs_counters, counters),
+	MEMBER(verbs_counters, handle),
+};
+
+#define NOURS (sizeof(ours) / sizeof(ours[0]))
+
+/* One line of the data file. */
+struct fact {
+	char type[64];
+	char member[128]; /* dotted path; "" for the struct line */
+	int depth; /* indentation steps, 0 for the struct */
+	char name[64]; /* as written */
+	size_t offset;
+	size_t size;
+	int found; /* matched by an entry of ours[] */
+};
+
+static struct fact facts[512];
+static size_t nfacts;
+
+static int parse_line(const char *line, const char *type, struct fact *f)
+{
+	const char *p = line;
+	char off[32];
+	int spaces = 0;
+
+	while (*p == ' ') {
+		spaces++;
+		p++;
+	}
+	memset(f, 0, sizeof(*f));
+	snprintf(f->type, sizeof(f->type), "%s", type);
+	f->depth = spaces / 2;
+	if (sscanf(p, "%63s %31s %zu", f->name, off, &f->size) != 3)
+		return -1;
+	/* Bit-fields ("28.bit1") are not in the structs checked here. */
+	if (strchr(off, '.'))
+		return -1;
+	f->offset = strtoul(off, NULL, 10);
+	return 0;
+}
+
+/*
+ * A nested member is listed before the line that closes its union or
+ * struct: its parent is the next line one step less indented.
+ */
+static void resolve_paths(size_t first, size_t end)
+{
+	size_t i, j;
+
+	for (i = end; i-- > first;) {
+		struct fact *f = &facts[i];
+		const struct fact *parent = NULL;
+		char path[sizeof(f->member) + sizeof(f->name) + 1];
+
+		for (j = i + 1; j < end && f->depth > 1; j++) {
+			if (facts[j].depth == f->depth - 1) {
+				parent = &facts[j];
+				break;
+			}
+		}
+		if (parent && strcmp(parent->name, "(anonymous)"))
+			snprintf(path, sizeof(path), "%s.%s", parent->member,
+				 f->name);
+		else
+			snprintf(path, sizeof(path), "%s", f->name);
+		/* Names here are short; a cut one just fails to match. */
+		path[sizeof(f->member) - 1] = 0;
+		memcpy(f->member, path, sizeof(f->member));
+	}
+}
+
+static int load(const char *path)
+{
+	char line[256], type[64] = "";
+	size_t first = 0, size;
+	FILE *fp = fopen(path, "r");
+
+	if (!fp) {
+		perror(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp) && nfacts < 512) {
+		struct fact *f = &facts[nfacts];
+
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (sscanf(line, "struct %63s size %zu", type, &size) == 2) {
+			resolve_paths(first, nfacts);
+			memset(f, 0, sizeof(*f));
+			snprintf(f->type, sizeof(f->type), "%s", type);
+			f->size = size;
+			first = ++nfacts;
+			continue;
+		}
+		if (!type[0] || parse_line(line, type, f)) {
+			fprintf(stderr, "%s: cannot parse: %s\n", path, line);
+			fclose(fp);
+			return -1;
+		}
+		nfacts++;
+	}
+	resolve_paths(first, nfacts);
+	fclose(fp);
+	return 0;
+}
+
+static struct fact *find(const char *type, const char *member)
+{
+	size_t i;
+
+	for (i = 0; i < nfacts; i++)
+		if (!strcmp(facts[i].type, type) &&
+		    !strcmp(facts[i].member, member ? member : "") &&
+		    (member || !facts[i].depth))
+			return &facts[i];
+	return NULL;
+}
+
+static void check_ours(void)
+{
+	size_t i;
+
+	for (i = 0; i < NOURS; i++) {
+		const struct layout *l = &ours[i];
+		struct fact *f = find(l->type, l->member);
+
+		if (!CHECK(f, "%s%s%s is in rdma-core 44's layout", l->type,
+			   l->member ? "." : "", l->member ? l->member : ""))
+			continue;
+		f->found = 1;
+		if (!l->member) {
+			CHECK(l->size == f->size, "sizeof(%s) %zu == %zu",
+			      l->type, l->size, f->size);
+			continue;
+		}
+		CHECK(l->offset == f->offset, "%s.%s at %zu == %zu", l->type,
+		      l->member, l->offset, f->offset);
+		/* pahole's 0: an atomic member, see the data file. */
+		if (f->size)
+			CHECK(l->size == f->size, "%s.%s size %zu == %zu",
+			      l->type, l->member, l->size, f->size);
+	}
+}
+
+/* Everything upstream has, we have (an anonymous union has no name). */
+static void check_facts(void)
+{
+	size_t i;
+
+	for (i = 0; i < nfacts; i++)
+		if (strcmp(facts[i].name, "(anonymous)"))
+			CHECK(facts[i].found, "%s%s%s of rdma-core 44 is ours",
+			      facts[i].type, facts[i].depth ? "." : "",
+			      facts[i].member);
+}
+
+/* The ops table: one pointer per op, in upstream's order, no gaps. */
+static void check_ops_order(void)
+{
+	size_t i, n = 0, slot = 0;
+	int in_order = 1;
+
+	for (i = 0; i < NOURS; i++) {
+		const struct layout *l = &ours[i];
+
+		if (strcmp(l->type, "verbs_context_ops") || !l->member)
+			continue;
+		if (l->offset != slot * sizeof(void *))
+			in_order = 0;
+		slot++;
+	}
+	for (i = 0; i < nfacts; i++)
+		if (!strcmp(facts[i].type, "verbs_context_ops") &&
+		    facts[i].depth)
+			n++;
+	CHECK(in_order, "verbs_context_ops: slots in declaration order");
+	CHECK(slot == n && n == 76,
+	      "verbs_context_ops: %zu slots, %zu upstream", slot, n);
+	CHECK(sizeof(struct verbs_context_ops) == n * sizeof(void *),
+	      "verbs_context_ops: no padding or extra members");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DRIVER-LAYOUTS.TXT\n", argv[0]);
+		return 2;
+	}
+	if (load(argv[1]))
+		return 1;
+	CHECK(nfacts > 100, "%zu layout lines read", nfacts);
+	check_ours();
+	check_facts();
+	check_ops_order();
+	return tap_done();
+}
