@@ -28,6 +28,7 @@
 #define IBV_PROVIDER_ABI_H
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -262,5 +263,36 @@ struct verbs_context_ops {
 	void (*unimport_mr)(struct ibv_mr *mr);
 	void (*unimport_pd)(struct ibv_pd *pd);
 };
+
+/*
+ * The ioctl command a plug-in builds on its stack for the library's
+ * execute_ioctl() (rdma-core 44's cmd_ioctl.h): the kernel's header, whose
+ * attrs[] are the ib_uverbs_attr entries that follow the struct in the
+ * same array, and the range still free to fill.  Chained through next when
+ * a plug-in's driver attributes extend a library command.  The uhw_*
+ * fields serve the legacy write fallback: where the driver's input and
+ * output data sit among the attributes, and the room in 32-bit words the
+ * library needs in front of them for the write command's own header and
+ * struct.
+ */
+struct ibv_command_buffer {
+	struct ibv_command_buffer *next;
+	struct ib_uverbs_attr *next_attr;
+	struct ib_uverbs_attr *last_attr;
+	uint8_t uhw_in_idx;
+	uint8_t uhw_out_idx;
+	uint8_t uhw_in_headroom_dwords;
+	uint8_t uhw_out_headroom_dwords;
+	/* More attributes were filled than the buffer holds. */
+	uint8_t buffer_error : 1;
+	/* Without ioctl: fall back to the extended write command only. */
+	uint8_t fallback_require_ex : 1;
+	/* Without ioctl: fail, there is no write command for it. */
+	uint8_t fallback_ioctl_only : 1;
+	struct ib_uverbs_ioctl_hdr hdr;
+};
+
+/* uhw_in_idx / uhw_out_idx: no driver data of that direction. */
+#define IBV_COMMAND_UHW_NO_INDEX 0xFF
 
 #endif /* IBV_PROVIDER_ABI_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The provider ABI against rdma-core 44's layouts: every struct a plug-in
- * shares with the library (provider_abi.h, and the extended objects of
- * driver.h) has the size, and every member the offset and size, that
+ * shares with the library (provider_abi.h, the extended objects of
+ * driver.h and the kernel's ioctl structs a plug-in fills inline) has the
+ * size, and every member the offset and size (a bit-field its bits), that
  * pahole measured on rdma-core v44.0 (driver-layouts.txt, read at run
  * time).  Every member listed there must exist here and every member here
  * must be listed there, so a member that moves, grows, appears or goes
@@ -11,6 +12,7 @@
  * usage: test_provider_abi DRIVER-LAYOUTS.TXT
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +25,43 @@ struct layout {
 	const char *member; /* NULL: the struct itself */
 	size_t offset;
 	size_t size;
+	/* A bit-field: stores @v in it within a zeroed struct of @size. */
+	void (*set_bits)(void *obj, uint64_t v);
+	size_t struct_size;
 };
 
-#define STRUCT_AS(name, T)               \
-	{                                \
-		name, NULL, 0, sizeof(T) \
+#define STRUCT_AS(name, T)                      \
+	{                                       \
+		.type = name, .size = sizeof(T) \
 	}
-#define MEMBER_AS(name, T, m)                                 \
-	{                                                     \
-		name, #m, offsetof(T, m), sizeof(((T *)0)->m) \
+#define MEMBER_AS(name, T, m)                                         \
+	{                                                             \
+		.type = name, .member = #m, .offset = offsetof(T, m), \
+		.size = sizeof(((T *)0)->m)                           \
 	}
 #define STRUCT(s) STRUCT_AS(#s, struct s)
 #define MEMBER(s, m) MEMBER_AS(#s, struct s, m)
+/* A flexible array has no size; pahole records 0. */
+#define FLEX_MEMBER(s, m)                                                 \
+	{                                                                 \
+		.type = #s, .member = #m, .offset = offsetof(struct s, m) \
+	}
+
+/* offsetof() and sizeof do not apply to bit-fields: find them by value. */
+#define BITFIELD_SETTER(s, m)                            \
+	static void set_##s##_##m(void *obj, uint64_t v) \
+	{                                                \
+		((struct s *)obj)->m = v;                \
+	}
+#define BITFIELD(s, m)                                               \
+	{                                                            \
+		.type = #s, .member = #m, .set_bits = set_##s##_##m, \
+		.struct_size = sizeof(struct s)                      \
+	}
+
+BITFIELD_SETTER(ibv_command_buffer, buffer_error)
+BITFIELD_SETTER(ibv_command_buffer, fallback_require_ex)
+BITFIELD_SETTER(ibv_command_buffer, fallback_ioctl_only)
 
 /* verbs_plugin_device is rdma-core's struct verbs_device. */
 #define PDEV(m) MEMBER_AS("verbs_device", struct verbs_plugin_device, m)
@@ -250,6 +277,42 @@ static const struct layout ours[] = {
 	STRUCT(verbs_counters),
 	MEMBER(verbs_counters, counters),
 	MEMBER(verbs_counters, handle),
+
+	STRUCT(ibv_command_buffer),
+	MEMBER(ibv_command_buffer, next),
+	MEMBER(ibv_command_buffer, next_attr),
+	MEMBER(ibv_command_buffer, last_attr),
+	MEMBER(ibv_command_buffer, uhw_in_idx),
+	MEMBER(ibv_command_buffer, uhw_out_idx),
+	MEMBER(ibv_command_buffer, uhw_in_headroom_dwords),
+	MEMBER(ibv_command_buffer, uhw_out_headroom_dwords),
+	BITFIELD(ibv_command_buffer, buffer_error),
+	BITFIELD(ibv_command_buffer, fallback_require_ex),
+	BITFIELD(ibv_command_buffer, fallback_ioctl_only),
+	MEMBER(ibv_command_buffer, hdr),
+
+	/* The kernel's (linux-libc-dev); plug-ins fill them inline. */
+	STRUCT(ib_uverbs_attr),
+	MEMBER(ib_uverbs_attr, attr_id),
+	MEMBER(ib_uverbs_attr, len),
+	MEMBER(ib_uverbs_attr, flags),
+	MEMBER(ib_uverbs_attr, attr_data),
+	MEMBER(ib_uverbs_attr, attr_data.enum_data),
+	MEMBER(ib_uverbs_attr, attr_data.enum_data.elem_id),
+	MEMBER(ib_uverbs_attr, attr_data.enum_data.reserved),
+	MEMBER(ib_uverbs_attr, attr_data.reserved),
+	MEMBER(ib_uverbs_attr, data),
+	MEMBER(ib_uverbs_attr, data_s64),
+
+	STRUCT(ib_uverbs_ioctl_hdr),
+	MEMBER(ib_uverbs_ioctl_hdr, length),
+	MEMBER(ib_uverbs_ioctl_hdr, object_id),
+	MEMBER(ib_uverbs_ioctl_hdr, method_id),
+	MEMBER(ib_uverbs_ioctl_hdr, num_attrs),
+	MEMBER(ib_uverbs_ioctl_hdr, reserved1),
+	MEMBER(ib_uverbs_ioctl_hdr, driver_id),
+	MEMBER(ib_uverbs_ioctl_hdr, reserved2),
+	FLEX_MEMBER(ib_uverbs_ioctl_hdr, attrs),
 };
 
 #define NOURS (sizeof(ours) / sizeof(ours[0]))
@@ -262,6 +325,8 @@ struct fact {
 	char name[64]; /* as written */
 	size_t offset;
 	size_t size;
+	int bit; /* a bit-field's first bit, else -1 */
+	int bits; /* a bit-field's width */
 	int found; /* matched by an entry of ours[] */
 };
 
@@ -281,12 +346,16 @@ static int parse_line(const char *line, const char *type, struct fact *f)
 	memset(f, 0, sizeof(*f));
 	snprintf(f->type, sizeof(f->type), "%s", type);
 	f->depth = spaces / 2;
-	if (sscanf(p, "%63s %31s %zu", f->name, off, &f->size) != 3)
+	f->bit = -1;
+	if (sscanf(p, "%63s %31s %zu bits %d", f->name, off, &f->size,
+		   &f->bits) < 3)
 		return -1;
-	/* Bit-fields ("28.bit1") are not in the structs checked here. */
-	if (strchr(off, '.'))
+	/* A bit-field: "BYTE.bitN SIZE bits WIDTH". */
+	if (strchr(off, '.') &&
+	    (sscanf(off, "%zu.bit%d", &f->offset, &f->bit) != 2 || !f->bits))
 		return -1;
-	f->offset = strtoul(off, NULL, 10);
+	if (!strchr(off, '.'))
+		f->offset = strtoul(off, NULL, 10);
 	return 0;
 }
 
@@ -368,6 +437,34 @@ static struct fact *find(const char *type, const char *member)
 	return NULL;
 }
 
+/* Where the bits of a bit-field land, found by storing into it. */
+static void check_bitfield(const struct layout *l, const struct fact *f)
+{
+	unsigned char buf[256] = { 0 };
+	size_t i, first = SIZE_MAX;
+	int bit = -1, width = 0, b;
+
+	if (!CHECK(f->bit >= 0 && l->struct_size <= sizeof(buf),
+		   "%s.%s is a bit-field upstream too", l->type, l->member))
+		return;
+	l->set_bits(buf, 1);
+	for (i = 0; i < l->struct_size && first == SIZE_MAX; i++)
+		if (buf[i]) {
+			first = i;
+			bit = __builtin_ctz(buf[i]);
+		}
+	memset(buf, 0, sizeof(buf));
+	l->set_bits(buf, UINT64_MAX);
+	for (i = 0; i < l->struct_size; i++)
+		for (b = 0; b < 8; b++)
+			width += (buf[i] >> b) & 1;
+	CHECK(first == f->offset && bit == f->bit,
+	      "%s.%s at %zu.bit%d == %zu.bit%d", l->type, l->member, first, bit,
+	      f->offset, f->bit);
+	CHECK(width == f->bits, "%s.%s is %d bits wide == %d", l->type,
+	      l->member, width, f->bits);
+}
+
 static void check_ours(void)
 {
 	size_t i;
@@ -385,6 +482,12 @@ static void check_ours(void)
 			      l->type, l->size, f->size);
 			continue;
 		}
+		if (l->set_bits) {
+			check_bitfield(l, f);
+			continue;
+		}
+		CHECK(f->bit < 0, "%s.%s is no bit-field upstream either",
+		      l->type, l->member);
 		CHECK(l->offset == f->offset, "%s.%s at %zu == %zu", l->type,
 		      l->member, l->offset, f->offset);
 		/* pahole's 0: an atomic member, see the data file. */
