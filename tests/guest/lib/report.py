@@ -40,7 +40,9 @@ the input could not be read: run-all counts that as a failure too.
       "debian"  the same binaries on Debian's library: tests labelled
                 debian (registered with their own LD_LIBRARY_PATH), and
                 every "ours" test whose command no debian test runs;
-      "client"  label client: the scripts choose each run's library.
+      "client"  label client: the scripts choose each run's library;
+      "asan"    the "ours" tests without label no-asan, for the run on
+                the sanitizer build.
 """
 import json
 import re
@@ -69,6 +71,10 @@ def chosen_tests(tests_json, kind):
     ours = [t for t in guest if not {"client", "debian"} & t[1]]
     if kind == "ours":
         return ours
+    if kind == "asan":
+        # "no-asan": a test that cannot run on a sanitizer build (an
+        # LD_PRELOADed library that ASan refuses to come after).
+        return [t for t in ours if "no-asan" not in t[1]]
     if kind == "client":
         return [t for t in guest if "client" in t[1]]
     if kind == "debian":

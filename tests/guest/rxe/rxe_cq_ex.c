@@ -237,11 +237,14 @@ static void test_resize(void)
 	gc_buf_free(&a);
 	gc_buf_free(&b);
 out:
+	/* Both QPs use the small CQ: it can go only after them. */
 	if (p.qp_a)
 		ibv_destroy_qp(p.qp_a);
-	p.qp_a = NULL;
+	if (p.qp_b)
+		ibv_destroy_qp(p.qp_b);
+	p.qp_a = p.qp_b = NULL;
 	if (small)
-		ibv_destroy_cq(small);
+		gc_ok(ibv_destroy_cq(small) == 0, "resize: destroy the CQ");
 	gc_pair_close(&p);
 }
 
