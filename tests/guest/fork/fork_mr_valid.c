@@ -48,30 +48,9 @@ static struct region regions[] = {
 
 #define NREGIONS (sizeof(regions) / sizeof(regions[0]))
 
-/* Ask the guest kernel for huge pages if it has none reserved. */
-static void reserve_huge_pages(void)
-{
-	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r+");
-	int n = 0;
-
-	if (!f)
-		return;
-	if (fscanf(f, "%d", &n) == 1 && n < 4) {
-		rewind(f);
-		fprintf(f, "4\n");
-	}
-	fclose(f);
-}
-
 static uint8_t *map_region(struct region *r)
 {
-	void *p;
-
-	if (!r->huge)
-		return fu_map(r->map_len);
-	p = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	return r->huge ? fu_map_huge(NULL, r->map_len) : fu_map(r->map_len);
 }
 
 /* 0, or -1 with errno set; ENOMEM from mmap() alone means "no memory". */
@@ -183,7 +162,6 @@ int main(void)
 
 	if (!fu_start("fork_mr_valid"))
 		return gc_finish();
-	reserve_huge_pages();
 	if (!gc_ok(!gc_pair_open(&p, IBV_QPT_RC, &caps), "RC pair rxe0-rxe1"))
 		return gc_finish();
 	for (i = 0; i < NREGIONS; i++) {
