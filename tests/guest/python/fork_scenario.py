@@ -27,8 +27,10 @@ from pyverbs.fork import is_fork_initialized
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
+
+from rc_attr import rc_rts_attr
 
 SIZE = 4096
 POLL_TIMEOUT = 10
@@ -71,19 +73,9 @@ class Loopback:
         self.mrs = [MR(self.pd, SIZE, ACCESS), MR(self.pd, SIZE, ACCESS)]
         gid = self.ctx.query_gid(1, self.gid_index)
         for qp, peer in zip(self.qps, reversed(self.qps)):
-            attr = QPAttr(qp_state=e.IBV_QPS_INIT)
-            attr.qp_access_flags = ACCESS
-            attr.path_mtu = e.IBV_MTU_1024
-            attr.dest_qp_num = peer.qp_num
-            attr.max_dest_rd_atomic = 1
-            attr.max_rd_atomic = 1
-            attr.min_rnr_timer = 12
-            attr.timeout = 14
-            attr.retry_cnt = 7
-            attr.rnr_retry = 7
             gr = GlobalRoute(dgid=gid, sgid_index=self.gid_index)
-            attr.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
-            qp.to_rts(attr)
+            ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
+            qp.to_rts(rc_rts_attr(ACCESS, peer.qp_num, ah_attr))
 
     def rdma(self, opcode, local, remote):
         sge = SGE(local.buf, SIZE, local.lkey)

@@ -24,10 +24,11 @@ from pyverbs.device import Context, get_device_list
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 
 import conftest
+from rc_attr import rc_rts_attr
 
 DEVICES = ['rxe0', 'rxe1']
 PORT = 1
@@ -329,20 +330,10 @@ def rc_qp(pd, cq):
 
 
 def rc_to_rts(qp, ctx, peer_qp, peer_ctx):
-    attr = QPAttr(qp_state=e.IBV_QPS_INIT)
-    attr.qp_access_flags = LW | RW
-    attr.path_mtu = e.IBV_MTU_1024
-    attr.dest_qp_num = peer_qp.qp_num
-    attr.max_dest_rd_atomic = 1
-    attr.max_rd_atomic = 1
-    attr.min_rnr_timer = 12
-    attr.timeout = 14
-    attr.retry_cnt = 7
-    attr.rnr_retry = 7
     peer_gid = peer_ctx.query_gid(PORT, ipv4_gid_index(peer_ctx))
     gr = GlobalRoute(dgid=peer_gid, sgid_index=ipv4_gid_index(ctx))
-    attr.ah_attr = AHAttr(port_num=PORT, is_global=1, gr=gr)
-    qp.to_rts(attr)
+    ah_attr = AHAttr(port_num=PORT, is_global=1, gr=gr)
+    qp.to_rts(rc_rts_attr(LW | RW, peer_qp.qp_num, ah_attr))
 
 
 def poll_one(cq, what, timeout=20):

@@ -20,6 +20,8 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 
+from rc_attr import rc_rts_attr
+
 SIZE = 1024
 GRH = 40  # a UD receive starts with the packet's global route header
 QKEY = 0x11111111
@@ -70,18 +72,7 @@ class Side:
 
 def connect_rc(a, b):
     for me, peer in ((a, b), (b, a)):
-        attr = QPAttr(qp_state=e.IBV_QPS_INIT)
-        attr.qp_access_flags = ACCESS
-        attr.path_mtu = e.IBV_MTU_1024
-        attr.dest_qp_num = peer.qp.qp_num
-        attr.max_dest_rd_atomic = 1
-        attr.max_rd_atomic = 1
-        attr.min_rnr_timer = 12
-        attr.timeout = 14
-        attr.retry_cnt = 7
-        attr.rnr_retry = 7
-        attr.ah_attr = me.ah_attr(peer)
-        me.qp.to_rts(attr)
+        me.qp.to_rts(rc_rts_attr(ACCESS, peer.qp.qp_num, me.ah_attr(peer)))
 
 
 def ready_ud(side):
