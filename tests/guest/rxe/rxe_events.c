@@ -128,6 +128,14 @@ static void test_port_events(void)
 	unlink(ROUTES);
 	gc_ok(device_back(0) && device_back(1),
 	      "port: rxe0 and rxe1 ACTIVE with their IPv4 GIDs again");
+	/*
+	 * The link-local address comes back tentative: later tests (the
+	 * IPv6 path of l2_resolve) need it usable, so wait out DAD.
+	 */
+	gc_ok(!sh("for i in $(seq 100); do "
+		  "[ -z \"$(ip -6 addr show dev veth1 tentative)\" ] && exit 0; "
+		  "sleep 0.1; done; exit 1"),
+	      "port: veth1's IPv6 addresses usable again");
 out:
 	gc_dev_close(&dev);
 }
