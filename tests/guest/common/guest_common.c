@@ -519,6 +519,17 @@ err:
 	return -1;
 }
 
+int gc_pair_rc_on(struct gc_pair *p, struct ibv_cq *cq_b)
+{
+	if (!cq_b)
+		return -1;
+	p->qp_a = gc_create_qp(&p->a, p->cq_a, IBV_QPT_RC, NULL);
+	p->qp_b = gc_create_qp(&p->b, cq_b, IBV_QPT_RC, NULL);
+	if (!p->qp_a || !p->qp_b)
+		return -1;
+	return gc_connect(p->qp_a, &p->a, p->qp_b, &p->b);
+}
+
 void gc_pair_close(struct gc_pair *p)
 {
 	if (p->qp_a)

@@ -141,6 +141,12 @@ struct ibv_ah *gc_create_ah(struct gc_dev *from, struct gc_dev *to);
 
 int gc_pair_open(struct gc_pair *p, enum ibv_qp_type type,
 		 const struct gc_qp_caps *caps);
+/*
+ * On a pair opened without QPs: connected RC QPs, side b's on @cq_b (a CQ
+ * of the test's own, destroyed by the test after the QPs).  0, or -1
+ * leaving whatever it created in @p for gc_pair_close().
+ */
+int gc_pair_rc_on(struct gc_pair *p, struct ibv_cq *cq_b);
 void gc_pair_close(struct gc_pair *p);
 
 /* Completions */

@@ -425,12 +425,7 @@ static void test_solicited(void)
 		return;
 	ch = ibv_create_comp_channel(p.b.ctx);
 	cq = ch ? ibv_create_cq(p.b.ctx, 16, &p, ch, 0) : NULL;
-	if (cq) {
-		p.qp_a = gc_create_qp(&p.a, p.cq_a, IBV_QPT_RC, NULL);
-		p.qp_b = gc_create_qp(&p.b, cq, IBV_QPT_RC, NULL);
-	}
-	if (!cq || !p.qp_a || !p.qp_b ||
-	    gc_connect(p.qp_a, &p.a, p.qp_b, &p.b) ||
+	if (gc_pair_rc_on(&p, cq) ||
 	    gc_buf_alloc(&a, p.a.pd, 4096, GC_ACCESS_ALL, 5) ||
 	    gc_buf_alloc(&b, p.b.pd, 4096, GC_ACCESS_ALL, 0)) {
 		gc_ok(false, "solicited: setup");

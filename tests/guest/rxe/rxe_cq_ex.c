@@ -203,10 +203,7 @@ static void test_resize(void)
 	if (!gc_ok(!gc_pair_open(&p, 0, NULL), "resize: devices"))
 		return;
 	small = ibv_create_cq(p.b.ctx, 16, NULL, NULL, 0);
-	p.qp_a = gc_create_qp(&p.a, p.cq_a, IBV_QPT_RC, NULL);
-	p.qp_b = gc_create_qp(&p.b, small, IBV_QPT_RC, NULL);
-	if (!small || !p.qp_a || !p.qp_b ||
-	    gc_connect(p.qp_a, &p.a, p.qp_b, &p.b) ||
+	if (gc_pair_rc_on(&p, small) ||
 	    gc_buf_alloc(&a, p.a.pd, 4096, GC_ACCESS_ALL, 1) ||
 	    gc_buf_alloc(&b, p.b.pd, 4096, GC_ACCESS_ALL, 0)) {
 		gc_ok(false, "resize: setup");
