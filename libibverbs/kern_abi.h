@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The write() command structs of the provider ABI (IBVERBS_PRIVATE_34).
+ *
+ * A provider plug-in built for rdma-core 44 declares its own command as
+ * one of these followed by its private request, and passes the whole
+ * thing with its size to an ibv_cmd_* function.  The library finds the
+ * plug-in's private part right after the struct (cmd + sizeof(struct
+ * ibv_alloc_pd) .. cmd + cmd_size), so only the layout matters: the
+ * command header, then the kernel's core struct from
+ * <rdma/ib_user_verbs.h>.  Legacy commands start with struct
+ * ib_uverbs_cmd_hdr, extended ones with struct ex_hdr (the header and
+ * struct ib_uverbs_ex_cmd_hdr).
+ *
+ * Source of the facts: rdma-core v44.0's libibverbs/kern-abi.h (which
+ * command gets which kind of header, the struct names) and pahole over
+ * its build (sizes and offsets, in tests/host/abi/driver-layouts.txt,
+ * checked by the host test abi-provider).  Plug-ins are compiled
+ * already, so the members are reached through core_payload here; the
+ * library fills the core itself and never reads what a plug-in put
+ * there.
+ */
+#ifndef IBV_KERN_ABI_H
+#define IBV_KERN_ABI_H
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "driver.h"
+
+/* The two headers of an extended command. */
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+/* A legacy command: header, then the kernel's struct @kabi. */
+#define VERBS_KABI_CMD(name, kabi)                                           \
+	struct name {                                                         \
+		struct ib_uverbs_cmd_hdr hdr;                                 \
+		struct kabi core_payload;                                     \
+	}
+
+/* An extended command: both headers, then the kernel's struct @kabi. */
+#define VERBS_KABI_CMD_EX(name, kabi)                                        \
+	struct name {                                                         \
+		struct ex_hdr hdr;                                            \
+		struct kabi core_payload;                                     \
+	}
+
+VERBS_KABI_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
+VERBS_KABI_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
+VERBS_KABI_CMD(ibv_attach_mcast, ib_uverbs_attach_mcast);
+VERBS_KABI_CMD(ibv_close_xrcd, ib_uverbs_close_xrcd);
+VERBS_KABI_CMD(ibv_create_ah, ib_uverbs_create_ah);
+VERBS_KABI_CMD(ibv_create_comp_channel, ib_uverbs_create_comp_channel);
+VERBS_KABI_CMD(ibv_create_cq, ib_uverbs_create_cq);
+VERBS_KABI_CMD(ibv_create_qp, ib_uverbs_create_qp);
+VERBS_KABI_CMD(ibv_create_srq, ib_uverbs_create_srq);
+VERBS_KABI_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+VERBS_KABI_CMD(ibv_dealloc_mw, ib_uverbs_dealloc_mw);
+VERBS_KABI_CMD(ibv_dealloc_pd, ib_uverbs_dealloc_pd);
+VERBS_KABI_CMD(ibv_dereg_mr, ib_uverbs_dereg_mr);
+VERBS_KABI_CMD(ibv_destroy_ah, ib_uverbs_destroy_ah);
+VERBS_KABI_CMD(ibv_destroy_cq, ib_uverbs_destroy_cq);
+VERBS_KABI_CMD(ibv_destroy_qp, ib_uverbs_destroy_qp);
+VERBS_KABI_CMD(ibv_destroy_srq, ib_uverbs_destroy_srq);
+VERBS_KABI_CMD(ibv_detach_mcast, ib_uverbs_detach_mcast);
+VERBS_KABI_CMD(ibv_get_context, ib_uverbs_get_context);
+VERBS_KABI_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
+VERBS_KABI_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
+VERBS_KABI_CMD(ibv_open_qp, ib_uverbs_open_qp);
+VERBS_KABI_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+VERBS_KABI_CMD(ibv_poll_cq, ib_uverbs_poll_cq);
+VERBS_KABI_CMD(ibv_post_recv, ib_uverbs_post_recv);
+VERBS_KABI_CMD(ibv_post_send, ib_uverbs_post_send);
+VERBS_KABI_CMD(ibv_post_srq_recv, ib_uverbs_post_srq_recv);
+VERBS_KABI_CMD(ibv_query_device, ib_uverbs_query_device);
+VERBS_KABI_CMD(ibv_query_port, ib_uverbs_query_port);
+VERBS_KABI_CMD(ibv_query_qp, ib_uverbs_query_qp);
+VERBS_KABI_CMD(ibv_query_srq, ib_uverbs_query_srq);
+VERBS_KABI_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+VERBS_KABI_CMD(ibv_req_notify_cq, ib_uverbs_req_notify_cq);
+VERBS_KABI_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
+VERBS_KABI_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
+
+VERBS_KABI_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
+VERBS_KABI_CMD_EX(ibv_create_flow, ib_uverbs_create_flow);
+VERBS_KABI_CMD_EX(ibv_create_qp_ex, ib_uverbs_ex_create_qp);
+VERBS_KABI_CMD_EX(ibv_create_rwq_ind_table,
+		  ib_uverbs_ex_create_rwq_ind_table);
+VERBS_KABI_CMD_EX(ibv_create_wq, ib_uverbs_ex_create_wq);
+VERBS_KABI_CMD_EX(ibv_destroy_flow, ib_uverbs_destroy_flow);
+VERBS_KABI_CMD_EX(ibv_destroy_rwq_ind_table,
+		  ib_uverbs_ex_destroy_rwq_ind_table);
+VERBS_KABI_CMD_EX(ibv_destroy_wq, ib_uverbs_ex_destroy_wq);
+VERBS_KABI_CMD_EX(ibv_modify_cq, ib_uverbs_ex_modify_cq);
+VERBS_KABI_CMD_EX(ibv_modify_qp_ex, ib_uverbs_ex_modify_qp);
+VERBS_KABI_CMD_EX(ibv_modify_wq, ib_uverbs_ex_modify_wq);
+VERBS_KABI_CMD_EX(ibv_query_device_ex, ib_uverbs_ex_query_device);
+
+/* A quick guard; tests/host/abi checks every member's offset. */
+_Static_assert(sizeof(struct ibv_create_qp) == 64,
+	       "ibv_create_qp: rdma-core 44 ABI");
+_Static_assert(sizeof(struct ibv_create_qp_ex) == 88,
+	       "ibv_create_qp_ex: rdma-core 44 ABI");
+_Static_assert(sizeof(struct ibv_modify_qp_ex) == 144,
+	       "ibv_modify_qp_ex: rdma-core 44 ABI");
+
+#endif /* IBV_KERN_ABI_H */
