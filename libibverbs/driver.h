@@ -86,8 +86,12 @@ struct verbs_srq {
 	uint32_t srq_num;
 };
 
-/* verbs_qp.comp_mask: qp_ex is valid (created with send ops flags). */
-#define VERBS_QP_EX (1U << 0)
+/*
+ * verbs_qp.comp_mask, with rdma-core 44's bit values: plug-ins set
+ * VERBS_QP_EX themselves and the command layer sets VERBS_QP_XRCD.
+ */
+#define VERBS_QP_XRCD (1U << 0) /* xrcd is valid */
+#define VERBS_QP_EX (1U << 1) /* qp_ex is valid (send ops flags) */
 
 struct verbs_qp {
 	union {
@@ -102,6 +106,9 @@ struct verbs_qp {
  * Objects no built-in provider creates yet; a plug-in does, and the
  * command layer will fill the kernel handle (and the action's type).
  */
+/* verbs_xrcd.comp_mask (rdma-core 44): handle is valid. */
+#define VERBS_XRCD_HANDLE (1U << 0)
+
 struct verbs_xrcd {
 	struct ibv_xrcd xrcd;
 	uint32_t comp_mask;
