@@ -29,6 +29,13 @@ struct vcmd_udata {
 	size_t in_len;
 	void *out;
 	size_t out_len;
+	/*
+	 * Where the core response is copied too on success, or NULL: a
+	 * plug-in passes the kernel's core response and its own as one
+	 * buffer and reads both (at most core_out_len bytes are written).
+	 */
+	void *core_out;
+	size_t core_out_len;
 };
 
 /* Context and device (cmd_device.c) */

@@ -48,8 +48,13 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
-/* Largest provider request or response one command may carry. */
+/*
+ * Largest provider response one command may carry, and the provider
+ * request that fits on the stack; a larger request (up to what the
+ * legacy header can count) goes through a heap buffer.
+ */
 #define VCMD_MAX_UDATA 1024
+#define VCMD_MAX_UDATA_IN (UINT16_MAX * 4)
 /* Largest core command (ib_uverbs_ex_modify_qp) and response. */
 #define VCMD_MAX_CORE_IN 128
 #define VCMD_MAX_CORE_OUT 320

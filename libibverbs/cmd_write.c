@@ -7,6 +7,7 @@
  * must equal the bytes after both headers), so the layout is computed in
  * one place, vcmd_build_write(), and nowhere else.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ static int udata_lens(const struct vcmd_write_req *req, size_t *in,
 		return 0;
 	if ((!u->in && u->in_len) || (!u->out && u->out_len))
 		return -1;
-	if (u->in_len > VCMD_MAX_UDATA || u->out_len > VCMD_MAX_UDATA)
+	if (u->in_len > VCMD_MAX_UDATA_IN || u->out_len > VCMD_MAX_UDATA)
 		return -1;
 	*in = u->in_len;
 	*out = u->out_len;
@@ -140,12 +141,52 @@ ssize_t vcmd_build_write(const struct vcmd_write_req *req, void *buf,
 	return build_legacy(req, buf, buf_len, resp_buf, drv_in);
 }
 
+/* A plug-in reads the core response in its own buffer too. */
+static void copy_core_out(const struct vcmd_write_req *req)
+{
+	const struct vcmd_udata *u = req->udata;
+
+	if (!u || !u->core_out || !req->resp_len)
+		return;
+	memcpy(u->core_out, req->resp,
+	       req->resp_len < u->core_out_len ? req->resp_len :
+						 u->core_out_len);
+}
+
+static ssize_t write_cmd(int fd, struct vcmd_write_req *req, void *out)
+{
+	uint64_t stack_in[VCMD_MAX_WRITE_IN / sizeof(uint64_t)];
+	size_t in_size = sizeof(stack_in);
+	void *in = stack_in;
+	ssize_t len, ret;
+
+	/* Work requests of a post command may not fit on the stack. */
+	if (req->udata && req->udata->in_len > VCMD_MAX_UDATA) {
+		in_size += round_up(req->udata->in_len, 8) - VCMD_MAX_UDATA;
+		in = malloc(in_size);
+		if (!in)
+			return -ENOMEM;
+	}
+	len = vcmd_build_write(req, in, in_size, out);
+	if (len < 0) {
+		ret = len;
+	} else {
+		ret = write(fd, in, len);
+		if (ret < 0)
+			ret = -errno;
+		else if (ret != len)
+			req->short_write = true;
+	}
+	if (in != stack_in)
+		free(in);
+	return ret;
+}
+
 int vcmd_write(int fd, struct vcmd_write_req *req)
 {
-	uint64_t in[VCMD_MAX_WRITE_IN / sizeof(uint64_t)];
 	uint64_t out[VCMD_MAX_WRITE_OUT / sizeof(uint64_t)];
 	size_t resp_size = vcmd_write_resp_size(req);
-	ssize_t len, ret;
+	ssize_t ret;
 
 	req->short_write = false;
 	if (resp_size > sizeof(out))
@@ -158,22 +199,17 @@ int vcmd_write(int fd, struct vcmd_write_req *req)
 	if (req->resp_len)
 		memcpy(out, req->resp, req->resp_len);
 
-	len = vcmd_build_write(req, in, sizeof(in), out);
-	if (len < 0)
-		return -len;
-
-	ret = write(fd, in, len);
+	ret = write_cmd(fd, req, out);
 	if (ret < 0)
-		return errno;
+		return -ret;
 	if (req->resp_len)
 		memcpy(req->resp, out, req->resp_len);
-	if (ret != len) {
-		req->short_write = true;
+	if (req->short_write)
 		return EIO;
-	}
 	if (req->udata && req->udata->out_len)
 		memcpy(req->udata->out, (uint8_t *)out + req->resp_len,
 		       req->udata->out_len);
+	copy_core_out(req);
 	return 0;
 }
 
@@ -182,6 +218,7 @@ int vcmd_invoke_write(struct ibv_context *ctx, struct vcmd_write_req *req)
 	uint32_t command = req->command;
 	size_t drv_in, drv_out;
 	struct vcmd_ioctl c;
+	int err;
 
 	req->short_write = false;
 	if (!req->core || !req->core_len || (req->resp_len && !req->resp) ||
@@ -208,7 +245,10 @@ int vcmd_invoke_write(struct ibv_context *ctx, struct vcmd_write_req *req)
 	if (drv_out)
 		vcmd_attr_out(&c, UVERBS_ATTR_UHW_OUT, req->udata->out,
 			      drv_out, true);
-	return vcmd_ioctl_ctx(ctx, &c);
+	err = vcmd_ioctl_ctx(ctx, &c);
+	if (!err)
+		copy_core_out(req);
+	return err;
 }
 
 static bool ctx_imported(struct ibv_context *ctx)

@@ -183,11 +183,15 @@ static void test_mr(struct ibv_pd *pd)
 static void test_cq(struct verbs_cq *cq, struct ibv_comp_channel *ch)
 {
 	struct rxe_create_cq_resp cr;
-	struct vcmd_udata u = { NULL, 0, &cr, sizeof(cr) };
+	struct vcmd_udata u = {
+		.in = NULL, .in_len = 0, .out = &cr, .out_len = sizeof(cr)
+	};
 	struct ibv_cq_init_attr_ex attr = { .cqe = 64, .channel = ch };
 	struct verbs_cq cq2;
 	struct rxe_resize_cq_resp rr;
-	struct vcmd_udata ru = { NULL, 0, &rr, sizeof(rr) };
+	struct vcmd_udata ru = {
+		.in = NULL, .in_len = 0, .out = &rr, .out_len = sizeof(rr)
+	};
 
 	CHECK_OK(vcmd_create_cq(ctx, 100, ch, 0, &cq->cq, &u));
 	printf("cq: handle %u cqe %d mmap size %u\n", cq->cq.handle,
@@ -213,7 +217,9 @@ static void loopback_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			const struct ibv_gid_entry *gid)
 {
 	struct rxe_create_qp_resp qr;
-	struct vcmd_udata u = { NULL, 0, &qr, sizeof(qr) };
+	struct vcmd_udata u = {
+		.in = NULL, .in_len = 0, .out = &qr, .out_len = sizeof(qr)
+	};
 	struct ibv_qp_init_attr ia = {
 		.send_cq = cq, .recv_cq = cq,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
@@ -290,7 +296,9 @@ static void ud_qp_and_ah(struct ibv_pd *pd, struct ibv_cq *cq,
 			 const struct ibv_gid_entry *gid)
 {
 	struct rxe_create_qp_resp qr;
-	struct vcmd_udata u = { NULL, 0, &qr, sizeof(qr) };
+	struct vcmd_udata u = {
+		.in = NULL, .in_len = 0, .out = &qr, .out_len = sizeof(qr)
+	};
 	struct ibv_qp_init_attr_ex ia = {
 		.send_cq = cq, .recv_cq = cq,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
@@ -300,7 +308,9 @@ static void ud_qp_and_ah(struct ibv_pd *pd, struct ibv_cq *cq,
 		.pd = pd,
 	};
 	struct rxe_create_ah_resp ar = {};
-	struct vcmd_udata au = { NULL, 0, &ar, sizeof(ar) };
+	struct vcmd_udata au = {
+		.in = NULL, .in_len = 0, .out = &ar, .out_len = sizeof(ar)
+	};
 	struct ibv_ah_attr aa = {
 		.is_global = 1, .port_num = 1,
 		.grh = { .dgid = gid->gid, .sgid_index = gid->gid_index,
@@ -337,11 +347,15 @@ static void ud_qp_and_ah(struct ibv_pd *pd, struct ibv_cq *cq,
 static void test_srq(struct ibv_pd *pd)
 {
 	struct rxe_create_srq_resp sr;
-	struct vcmd_udata u = { NULL, 0, &sr, sizeof(sr) };
+	struct vcmd_udata u = {
+		.in = NULL, .in_len = 0, .out = &sr, .out_len = sizeof(sr)
+	};
 	struct ibv_srq_init_attr ia = { .attr = { .max_wr = 100,
 						  .max_sge = 1 } };
 	struct rxe_modify_srq_cmd mc = {};
-	struct vcmd_udata mu = { &mc, sizeof(mc), NULL, 0 };
+	struct vcmd_udata mu = {
+		.in = &mc, .in_len = sizeof(mc), .out = NULL, .out_len = 0
+	};
 	struct ibv_srq_attr a = { .srq_limit = 10 };
 	struct verbs_srq srq;
 
@@ -393,7 +407,9 @@ static void imported_commands(struct verbs_context *imp)
 {
 	struct ibv_context *ictx = &imp->context;
 	struct rxe_create_cq_resp cr;
-	struct vcmd_udata u = { NULL, 0, &cr, sizeof(cr) };
+	struct vcmd_udata u = {
+		.in = NULL, .in_len = 0, .out = &cr, .out_len = sizeof(cr)
+	};
 	struct ibv_pd pd;
 	struct verbs_cq cq;
 
