@@ -70,7 +70,7 @@ int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		       uint64_t iova, int fd, int access,
 		       struct verbs_mr *vmr) IBV_HIDDEN;
 int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
-		  void *addr, size_t length, int access,
+		  void *addr, size_t length, uint64_t hca_va, int access,
 		  struct vcmd_udata *udata) IBV_HIDDEN;
 int vcmd_dereg_mr(struct verbs_mr *vmr) IBV_HIDDEN;
 /* For ibv_import_mr(): fills lkey, rkey, length, addr from the kernel. */
@@ -92,12 +92,23 @@ int vcmd_create_cq_ex(struct ibv_context *ctx,
 int vcmd_resize_cq(struct ibv_cq *cq, int cqe, struct vcmd_udata *udata)
 	IBV_HIDDEN;
 int vcmd_req_notify_cq(struct ibv_cq *cq, int solicited_only) IBV_HIDDEN;
+int vcmd_modify_cq(struct ibv_cq *cq, const struct ibv_modify_cq_attr *attr,
+		   struct vcmd_udata *udata) IBV_HIDDEN;
+/*
+ * The POLL_CQ command of providers without a mapped CQ: the number of
+ * completions (>= 0) or a negative errno.
+ */
+int vcmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc) IBV_HIDDEN;
 int vcmd_destroy_cq(struct ibv_cq *cq) IBV_HIDDEN;
 
 /* Shared receive queues (cmd_srq.c) */
 int vcmd_create_srq(struct ibv_pd *pd, struct verbs_srq *srq,
 		    struct ibv_srq_init_attr *attr,
 		    struct vcmd_udata *udata) IBV_HIDDEN;
+/* The same for an SRQ that is only a struct ibv_srq: nothing else set. */
+int vcmd_create_srq_plain(struct ibv_pd *pd, struct ibv_srq *srq,
+			  struct ibv_srq_init_attr *attr,
+			  struct vcmd_udata *udata) IBV_HIDDEN;
 int vcmd_create_srq_ex(struct ibv_context *ctx, struct verbs_srq *srq,
 		       struct ibv_srq_init_attr_ex *attr,
 		       struct vcmd_udata *udata) IBV_HIDDEN;
@@ -106,24 +117,49 @@ int vcmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 int vcmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 	IBV_HIDDEN;
 int vcmd_destroy_srq(struct ibv_srq *srq) IBV_HIDDEN;
+/*
+ * The POST_SRQ_RECV command; on failure *bad_wr is the first work
+ * request not posted.
+ */
+int vcmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
 
 /* Queue pairs (cmd_qp.c) */
 int vcmd_create_qp(struct ibv_pd *pd, struct verbs_qp *qp,
 		   struct ibv_qp_init_attr *attr,
 		   struct vcmd_udata *udata) IBV_HIDDEN;
+/* The same for a QP that is only a struct ibv_qp: nothing else set. */
+int vcmd_create_qp_plain(struct ibv_pd *pd, struct ibv_qp *qp,
+			 struct ibv_qp_init_attr *attr,
+			 struct vcmd_udata *udata) IBV_HIDDEN;
 int vcmd_create_qp_ex(struct ibv_context *ctx, struct verbs_qp *qp,
 		      struct ibv_qp_init_attr_ex *attr,
 		      struct vcmd_udata *udata) IBV_HIDDEN;
+/* Open the XRC target QP @attr->qp_num of an XRC domain (OPEN_QP). */
+int vcmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		 const struct ibv_qp_open_attr *attr, uint32_t xrcd_handle,
+		 struct vcmd_udata *udata) IBV_HIDDEN;
 int vcmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr) IBV_HIDDEN;
 int vcmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-		   int attr_mask) IBV_HIDDEN;
+		   int attr_mask, struct vcmd_udata *udata) IBV_HIDDEN;
+/* Always the extended MODIFY_QP, which has a response. */
+int vcmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct vcmd_udata *udata) IBV_HIDDEN;
 int vcmd_destroy_qp(struct ibv_qp *qp) IBV_HIDDEN;
 /*
  * The send doorbell of software providers: a POST_SEND command with no
  * work requests, telling the kernel to process the mapped send queue.
  */
 int vcmd_post_send_doorbell(struct ibv_qp *qp) IBV_HIDDEN;
+/*
+ * The POST_SEND and POST_RECV commands of providers without mapped
+ * queues; on failure *bad_wr is the first work request not posted.
+ */
+int vcmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr) IBV_HIDDEN;
+int vcmd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
 
 /* Address handles (cmd_ah.c) */
 int vcmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
@@ -136,5 +172,10 @@ int vcmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		      uint16_t lid) IBV_HIDDEN;
 int vcmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		      uint16_t lid) IBV_HIDDEN;
+
+/* XRC domains (cmd_xrcd.c) */
+int vcmd_open_xrcd(struct ibv_context *ctx, int fd, int oflags,
+		   uint32_t *handle, struct vcmd_udata *udata) IBV_HIDDEN;
+int vcmd_close_xrcd(struct ibv_context *ctx, uint32_t handle) IBV_HIDDEN;
 
 #endif /* IBV_CMD_H */

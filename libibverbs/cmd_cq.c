@@ -6,6 +6,8 @@
  * A CQ's user handle is its address: completion events and asynchronous
  * events carry it back, and the library turns it into the struct ibv_cq.
  */
+#include <string.h>
+
 #include "cmd_transport.h"
 
 /* Destroy by handle; the counts only matter to vcmd_destroy_cq(). */
@@ -166,4 +168,100 @@ int vcmd_destroy_cq(struct ibv_cq *cq)
 			  &cq->async_events_completed,
 			  resp.async_events_reported);
 	return 0;
+}
+
+int vcmd_modify_cq(struct ibv_cq *cq, const struct ibv_modify_cq_attr *attr,
+		   struct vcmd_udata *udata)
+{
+	struct ib_uverbs_ex_modify_cq cmd = {
+		.cq_handle = cq->handle,
+		.attr_mask = attr->attr_mask,
+		.attr.cq_count = attr->moderate.cq_count,
+		.attr.cq_period = attr->moderate.cq_period,
+	};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_EX_CMD_MODIFY_CQ,
+		.extended = true,
+		VCMD_REQ_CORE(cmd),
+		.udata = udata,
+	};
+
+	if (attr->attr_mask >= IBV_CQ_ATTR_RESERVED)
+		return EINVAL;
+	return vcmd_write_ctx(cq->context, &req);
+}
+
+static void wc_from_uverbs(struct ibv_wc *wc, const struct ib_uverbs_wc *k)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = k->wr_id;
+	wc->status = k->status;
+	wc->opcode = k->opcode;
+	wc->vendor_err = k->vendor_err;
+	wc->byte_len = k->byte_len;
+	wc->imm_data = k->ex.imm_data;
+	wc->qp_num = k->qp_num;
+	wc->src_qp = k->src_qp;
+	wc->wc_flags = k->wc_flags;
+	wc->pkey_index = k->pkey_index;
+	wc->slid = k->slid;
+	wc->sl = k->sl;
+	wc->dlid_path_bits = k->dlid_path_bits;
+}
+
+/* Completions one POLL_CQ command carries: its response fits the stack. */
+#define POLL_CQ_BATCH (VCMD_MAX_UDATA / sizeof(struct ib_uverbs_wc))
+
+/*
+ * The kernel writes the completions right after the core response, where
+ * a provider's response would go, so they travel as the private part.
+ * More than a batch are polled in several commands; the CQ is drained
+ * when one returns fewer than it asked for.
+ */
+static int poll_cq_batch(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
+{
+	struct ib_uverbs_wc kwc[POLL_CQ_BATCH];
+	struct ib_uverbs_poll_cq cmd = { .cq_handle = cq->handle, .ne = ne };
+	struct ib_uverbs_poll_cq_resp resp = {};
+	struct vcmd_udata u = {
+		.out = kwc,
+		.out_len = ne * sizeof(kwc[0]),
+	};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_POLL_CQ,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = &u,
+	};
+	uint32_t i;
+	int err;
+
+	err = vcmd_write_ctx(cq->context, &req);
+	if (err)
+		return -err;
+	if (resp.count > (uint32_t)ne)
+		return -EIO;
+	for (i = 0; i < resp.count; i++)
+		wc_from_uverbs(&wc[i], &kwc[i]);
+	return resp.count;
+}
+
+int vcmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
+{
+	int total = 0;
+
+	if (ne < 0 || (ne && !wc))
+		return -EINVAL;
+	while (total < ne) {
+		int want = ne - total < (int)POLL_CQ_BATCH ? ne - total :
+							     (int)POLL_CQ_BATCH;
+		int got = poll_cq_batch(cq, want, wc + total);
+
+		if (got < 0)
+			return total ? total : got;
+		total += got;
+		if (got < want)
+			break;
+	}
+	return total;
 }

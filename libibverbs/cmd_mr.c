@@ -97,7 +97,7 @@ int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 }
 
 int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
-		  void *addr, size_t length, int access,
+		  void *addr, size_t length, uint64_t hca_va, int access,
 		  struct vcmd_udata *udata)
 {
 	struct ibv_mr *mr = &vmr->ibv_mr;
@@ -123,8 +123,7 @@ int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		cmd.start = (uintptr_t)addr;
 		cmd.length = length;
-		/* The verb has no iova: the region is addressed as mapped. */
-		cmd.hca_va = (uintptr_t)addr;
+		cmd.hca_va = hca_va;
 	}
 
 	/* The handle survives even when the driver rebuilds the region. */

@@ -5,9 +5,11 @@
  * write() commands.
  *
  * A QP's user handle is the address of its struct ibv_qp, which
- * asynchronous events carry back.  XRC QPs need an XRC domain handle,
- * which this library does not have (no ibv_open_xrcd): EOPNOTSUPP.
+ * asynchronous events carry back.  XRC QPs need an XRC domain, which
+ * only a plug-in opens (ibv_cmd_open_xrcd()); the public verbs refuse
+ * them with EOPNOTSUPP.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd_transport.h"
@@ -39,6 +41,8 @@ static int discard_qp(struct ibv_context *ctx, uint32_t handle)
 /* What the public create verbs have in common. */
 struct qp_create_args {
 	struct ibv_pd *pd;
+	/* The PD's, or for an XRC target QP the XRC domain's */
+	uint32_t pd_handle;
 	struct ibv_cq *send_cq;
 	struct ibv_cq *recv_cq;
 	struct ibv_srq *srq;
@@ -55,6 +59,17 @@ struct qp_create_args {
 static int cq_handles(const struct qp_create_args *a, uint32_t *send,
 		      uint32_t *recv)
 {
+	/* An XRC target QP has no CQ, an XRC initiator no receive queue. */
+	*send = 0;
+	*recv = 0;
+	if (a->qp_type == IBV_QPT_XRC_RECV)
+		return 0;
+	if (a->qp_type == IBV_QPT_XRC_SEND) {
+		if (!a->send_cq)
+			return EINVAL;
+		*send = a->send_cq->handle;
+		return 0;
+	}
 	if (!a->send_cq && !(a->ind_tbl && !a->cap->max_send_wr))
 		return EINVAL;
 	*send = a->send_cq ? a->send_cq->handle : 0;
@@ -67,10 +82,9 @@ static int cq_handles(const struct qp_create_args *a, uint32_t *send,
  * fill the QP and the granted capabilities.
  */
 static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
-		     struct ib_uverbs_create_qp_resp *resp,
-		     struct verbs_qp *vqp, const struct qp_create_args *a)
+		     struct ib_uverbs_create_qp_resp *resp, struct ibv_qp *qp,
+		     const struct qp_create_args *a)
 {
-	struct ibv_qp *qp = &vqp->qp;
 	int err;
 
 	err = vcmd_write_create_events(ctx, req, &resp->qp_handle, discard_qp,
@@ -87,7 +101,6 @@ static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
 	qp->state = IBV_QPS_RESET;
 	qp->qp_type = a->qp_type;
 	qp->events_completed = 0;
-	vqp->xrcd = NULL;
 
 	a->cap->max_send_wr = resp->max_send_wr;
 	a->cap->max_recv_wr = resp->max_recv_wr;
@@ -102,9 +115,9 @@ static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
  * structs name them alike but lay them out differently (only the legacy
  * one starts with a response address), so they are initialised by name.
  */
-#define CREATE_QP_FIELDS(vqp, a)                                             \
-	.user_handle = vcmd_user_handle(&(vqp)->qp),                          \
-	.pd_handle = (a)->pd->handle,                                         \
+#define CREATE_QP_FIELDS(qp, a)                                              \
+	.user_handle = vcmd_user_handle(qp),                                  \
+	.pd_handle = (a)->pd_handle,                                          \
 	.srq_handle = (a)->srq ? (a)->srq->handle : 0,                        \
 	.max_send_wr = (a)->cap->max_send_wr,                                 \
 	.max_recv_wr = (a)->cap->max_recv_wr,                                 \
@@ -119,7 +132,7 @@ static bool is_xrc(enum ibv_qp_type type)
 	return type == IBV_QPT_XRC_SEND || type == IBV_QPT_XRC_RECV;
 }
 
-static int create_qp_legacy(struct ibv_context *ctx, struct verbs_qp *qp,
+static int create_qp_legacy(struct ibv_context *ctx, struct ibv_qp *qp,
 			    const struct qp_create_args *a, int sq_sig_all,
 			    struct vcmd_udata *udata)
 {
@@ -142,11 +155,13 @@ static int create_qp_legacy(struct ibv_context *ctx, struct verbs_qp *qp,
 	return create_qp(ctx, &req, &resp, qp, a);
 }
 
-int vcmd_create_qp(struct ibv_pd *pd, struct verbs_qp *qp,
-		   struct ibv_qp_init_attr *attr, struct vcmd_udata *udata)
+int vcmd_create_qp_plain(struct ibv_pd *pd, struct ibv_qp *qp,
+			 struct ibv_qp_init_attr *attr,
+			 struct vcmd_udata *udata)
 {
 	struct qp_create_args a = {
 		.pd = pd,
+		.pd_handle = pd->handle,
 		.send_cq = attr->send_cq,
 		.recv_cq = attr->recv_cq,
 		.srq = attr->srq,
@@ -154,13 +169,24 @@ int vcmd_create_qp(struct ibv_pd *pd, struct verbs_qp *qp,
 		.qp_type = attr->qp_type,
 	};
 
+	/* An XRC QP needs the XRC domain of the extended attributes. */
 	if (is_xrc(attr->qp_type))
 		return EOPNOTSUPP;
 	return create_qp_legacy(pd->context, qp, &a, attr->sq_sig_all, udata);
 }
 
+int vcmd_create_qp(struct ibv_pd *pd, struct verbs_qp *qp,
+		   struct ibv_qp_init_attr *attr, struct vcmd_udata *udata)
+{
+	int err = vcmd_create_qp_plain(pd, &qp->qp, attr, udata);
+
+	if (!err)
+		qp->xrcd = NULL;
+	return err;
+}
+
 /* The extended command, for creation flags and indirection tables. */
-static int create_qp_extended(struct ibv_context *ctx, struct verbs_qp *qp,
+static int create_qp_extended(struct ibv_context *ctx, struct ibv_qp *qp,
 			      const struct qp_create_args *a,
 			      const struct ibv_qp_init_attr_ex *attr,
 			      struct vcmd_udata *udata)
@@ -211,17 +237,74 @@ int vcmd_create_qp_ex(struct ibv_context *ctx, struct verbs_qp *qp,
 	};
 	bool flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 		     attr->create_flags;
+	struct ibv_xrcd *xrcd = (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) ?
+					attr->xrcd :
+					NULL;
+	int err;
 
-	if (is_xrc(attr->qp_type) ||
-	    (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD))
-		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    attr->pd->context != ctx)
-		return EINVAL;
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		/* The kernel takes the XRC domain in place of the PD. */
+		if (!xrcd)
+			return EINVAL;
+		a.pd = NULL;
+		a.pd_handle = vcmd_xrcd_handle(xrcd);
+	} else {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+		    attr->pd->context != ctx)
+			return EINVAL;
+		a.pd_handle = attr->pd->handle;
+	}
+	if (attr->qp_type == IBV_QPT_XRC_SEND) {
+		attr->cap.max_recv_wr = 0;
+		attr->cap.max_recv_sge = 0;
+	}
 	/* The send-ops flags and TSO/RSS settings are the provider's. */
 	if (flags || a.ind_tbl)
-		return create_qp_extended(ctx, qp, &a, attr, udata);
-	return create_qp_legacy(ctx, qp, &a, attr->sq_sig_all, udata);
+		err = create_qp_extended(ctx, &qp->qp, &a, attr, udata);
+	else
+		err = create_qp_legacy(ctx, &qp->qp, &a, attr->sq_sig_all,
+				       udata);
+	if (!err)
+		qp->xrcd = xrcd;
+	return err;
+}
+
+int vcmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		 const struct ibv_qp_open_attr *attr, uint32_t xrcd_handle,
+		 struct vcmd_udata *udata)
+{
+	struct ib_uverbs_open_qp cmd = {
+		.user_handle = vcmd_user_handle(qp),
+		.pd_handle = xrcd_handle,
+		.qpn = attr->qp_num,
+		.qp_type = attr->qp_type,
+	};
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_OPEN_QP,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = udata,
+	};
+	int err;
+
+	err = vcmd_write_create_events(ctx, &req, &resp.qp_handle, discard_qp,
+				       &qp->mutex, &qp->cond);
+	if (err)
+		return err;
+	/* Another process's QP: none of its objects are ours. */
+	qp->context = ctx;
+	qp->qp_context = attr->qp_context;
+	qp->pd = NULL;
+	qp->send_cq = NULL;
+	qp->recv_cq = NULL;
+	qp->srq = NULL;
+	qp->handle = resp.qp_handle;
+	qp->qp_num = attr->qp_num;
+	qp->qp_type = attr->qp_type;
+	qp->state = IBV_QPS_UNKNOWN;
+	qp->events_completed = 0;
+	return 0;
 }
 
 static void ah_attr_from_dest(struct ibv_ah_attr *ah,
@@ -372,7 +455,7 @@ static void modify_qp_body(struct ib_uverbs_modify_qp *c,
 }
 
 static int modify_qp_legacy(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			    int attr_mask)
+			    int attr_mask, struct vcmd_udata *udata)
 {
 	struct ib_uverbs_modify_qp cmd = {
 		.qp_handle = qp->handle,
@@ -381,6 +464,7 @@ static int modify_qp_legacy(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	struct vcmd_write_req req = {
 		.command = IB_USER_VERBS_CMD_MODIFY_QP,
 		VCMD_REQ_CORE(cmd),
+		.udata = udata,
 	};
 
 	modify_qp_body(&cmd, attr, attr_mask);
@@ -389,7 +473,7 @@ static int modify_qp_legacy(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 /* Attribute bits past IBV_QP_DEST_QPN (the rate limit) need this one. */
 static int modify_qp_extended(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			      int attr_mask)
+			      int attr_mask, struct vcmd_udata *udata)
 {
 	struct ib_uverbs_ex_modify_qp cmd = {
 		.base.qp_handle = qp->handle,
@@ -401,6 +485,7 @@ static int modify_qp_extended(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		.extended = true,
 		VCMD_REQ_CORE(cmd),
 		VCMD_REQ_RESP(resp),
+		.udata = udata,
 	};
 
 	modify_qp_body(&cmd.base, attr, attr_mask);
@@ -410,19 +495,29 @@ static int modify_qp_extended(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 }
 
 int vcmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-		   int attr_mask)
+		   int attr_mask, struct vcmd_udata *udata)
 {
 	int err;
 
 	if (attr_mask & ~LEGACY_QP_ATTR_MASK)
-		err = modify_qp_extended(qp, attr, attr_mask);
+		err = modify_qp_extended(qp, attr, attr_mask, udata);
 	else
-		err = modify_qp_legacy(qp, attr, attr_mask);
+		err = modify_qp_legacy(qp, attr, attr_mask, udata);
 	if (err)
 		return err;
 	if (attr_mask & IBV_QP_STATE)
 		qp->state = attr->qp_state;
 	return 0;
+}
+
+int vcmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct vcmd_udata *udata)
+{
+	int err = modify_qp_extended(qp, attr, attr_mask, udata);
+
+	if (!err && (attr_mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
+	return err;
 }
 
 int vcmd_destroy_qp(struct ibv_qp *qp)
@@ -454,4 +549,229 @@ int vcmd_post_send_doorbell(struct ibv_qp *qp)
 	};
 
 	return vcmd_write_ctx(qp->context, &req);
+}
+
+/*
+ * The post commands: the core command, then wr_count work requests of
+ * wqe_size bytes each, then all their scatter/gather entries, which have
+ * the layout of struct ibv_sge.  The work requests travel as the
+ * command's private part, which may be larger than the stack allows.
+ * The kernel names the first one it did not post by its 1-based index.
+ */
+_Static_assert(sizeof(struct ibv_sge) == sizeof(struct ib_uverbs_sge),
+	       "sge layout");
+
+struct post_buf {
+	void *buf;
+	size_t len;
+	uint32_t wr_count;
+	uint32_t sge_count;
+};
+
+static int post_buf_alloc(struct post_buf *p, size_t wqe_size)
+{
+	if (p->wr_count > VCMD_MAX_UDATA_IN / wqe_size ||
+	    p->sge_count > VCMD_MAX_UDATA_IN / sizeof(struct ibv_sge))
+		return ENOMEM;
+	p->len = p->wr_count * wqe_size +
+		 p->sge_count * sizeof(struct ibv_sge);
+	if (p->len > VCMD_MAX_UDATA_IN)
+		return ENOMEM;
+	p->buf = calloc(1, p->len ? p->len : 1);
+	return p->buf ? 0 : ENOMEM;
+}
+
+/* Which work request *bad_wr must name after a failed post. */
+static unsigned int post_bad_index(int err, uint32_t bad_wr)
+{
+	if (bad_wr)
+		return bad_wr - 1;
+	return err ? 0 : UINT32_MAX;
+}
+
+static void send_wr_to_uverbs(struct ib_uverbs_send_wr *k,
+			      const struct ibv_send_wr *w,
+			      enum ibv_qp_type type)
+{
+	k->wr_id = w->wr_id;
+	k->num_sge = w->num_sge;
+	k->opcode = w->opcode;
+	k->send_flags = w->send_flags;
+	k->ex.imm_data = w->imm_data;
+	if (type == IBV_QPT_UD) {
+		k->wr.ud.ah = w->wr.ud.ah->handle;
+		k->wr.ud.remote_qpn = w->wr.ud.remote_qpn;
+		k->wr.ud.remote_qkey = w->wr.ud.remote_qkey;
+		return;
+	}
+	switch (w->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		k->wr.rdma.remote_addr = w->wr.rdma.remote_addr;
+		k->wr.rdma.rkey = w->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		k->wr.atomic.remote_addr = w->wr.atomic.remote_addr;
+		k->wr.atomic.compare_add = w->wr.atomic.compare_add;
+		k->wr.atomic.swap = w->wr.atomic.swap;
+		k->wr.atomic.rkey = w->wr.atomic.rkey;
+		break;
+	default:
+		break;
+	}
+}
+
+int vcmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct post_buf p = {};
+	struct ib_uverbs_post_send cmd = {
+		.qp_handle = qp->handle,
+		.wqe_size = sizeof(struct ib_uverbs_send_wr),
+	};
+	struct ib_uverbs_post_send_resp resp = {};
+	struct vcmd_udata u = {};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_CMD_POST_SEND,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = &u,
+	};
+	struct ib_uverbs_send_wr *k;
+	struct ibv_send_wr *w;
+	struct ibv_sge *sge;
+	unsigned int bad;
+	int err;
+
+	for (w = wr; w; w = w->next) {
+		if (w->num_sge < 0 ||
+		    (qp->qp_type == IBV_QPT_UD && !w->wr.ud.ah)) {
+			*bad_wr = w;
+			return EINVAL;
+		}
+		p.wr_count++;
+		p.sge_count += w->num_sge;
+	}
+	err = post_buf_alloc(&p, sizeof(*k));
+	if (err) {
+		*bad_wr = wr;
+		return err;
+	}
+	k = p.buf;
+	sge = (struct ibv_sge *)(k + p.wr_count);
+	for (w = wr; w; w = w->next, k++) {
+		send_wr_to_uverbs(k, w, qp->qp_type);
+		memcpy(sge, w->sg_list, w->num_sge * sizeof(*sge));
+		sge += w->num_sge;
+	}
+	cmd.wr_count = p.wr_count;
+	cmd.sge_count = p.sge_count;
+	u.in = p.buf;
+	u.in_len = p.len;
+	err = vcmd_write_ctx(qp->context, &req);
+	free(p.buf);
+
+	bad = post_bad_index(err, resp.bad_wr);
+	for (w = wr; w && bad && bad != UINT32_MAX; bad--)
+		w = w->next;
+	if (bad != UINT32_MAX)
+		*bad_wr = w ? w : wr;
+	return err;
+}
+
+/* The receive work requests of POST_RECV and POST_SRQ_RECV. */
+static int recv_wrs(struct ibv_recv_wr *wr, struct post_buf *p,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct ib_uverbs_recv_wr *k;
+	struct ibv_recv_wr *w;
+	struct ibv_sge *sge;
+	int err;
+
+	for (w = wr; w; w = w->next) {
+		if (w->num_sge < 0) {
+			*bad_wr = w;
+			return EINVAL;
+		}
+		p->wr_count++;
+		p->sge_count += w->num_sge;
+	}
+	err = post_buf_alloc(p, sizeof(*k));
+	if (err) {
+		*bad_wr = wr;
+		return err;
+	}
+	k = p->buf;
+	sge = (struct ibv_sge *)(k + p->wr_count);
+	for (w = wr; w; w = w->next, k++) {
+		k->wr_id = w->wr_id;
+		k->num_sge = w->num_sge;
+		memcpy(sge, w->sg_list, w->num_sge * sizeof(*sge));
+		sge += w->num_sge;
+	}
+	return 0;
+}
+
+static int post_recv_cmd(struct ibv_context *ctx, uint32_t command,
+			 uint32_t handle, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr)
+{
+	struct post_buf p = {};
+	/* POST_RECV and POST_SRQ_RECV have the same layout. */
+	struct ib_uverbs_post_recv cmd = {
+		.qp_handle = handle,
+		.wqe_size = sizeof(struct ib_uverbs_recv_wr),
+	};
+	struct ib_uverbs_post_recv_resp resp = {};
+	struct vcmd_udata u = {};
+	struct vcmd_write_req req = {
+		.command = command,
+		VCMD_REQ_CORE(cmd),
+		VCMD_REQ_RESP(resp),
+		.udata = &u,
+	};
+	struct ibv_recv_wr *w;
+	unsigned int bad;
+	int err = recv_wrs(wr, &p, bad_wr);
+
+	if (err)
+		return err;
+	cmd.wr_count = p.wr_count;
+	cmd.sge_count = p.sge_count;
+	u.in = p.buf;
+	u.in_len = p.len;
+	err = vcmd_write_ctx(ctx, &req);
+	free(p.buf);
+
+	bad = post_bad_index(err, resp.bad_wr);
+	for (w = wr; w && bad && bad != UINT32_MAX; bad--)
+		w = w->next;
+	if (bad != UINT32_MAX)
+		*bad_wr = w ? w : wr;
+	return err;
+}
+
+_Static_assert(sizeof(struct ib_uverbs_post_recv) ==
+			       sizeof(struct ib_uverbs_post_srq_recv) &&
+		       offsetof(struct ib_uverbs_post_recv, qp_handle) ==
+			       offsetof(struct ib_uverbs_post_srq_recv,
+					srq_handle) &&
+		       sizeof(struct ib_uverbs_post_recv_resp) ==
+			       sizeof(struct ib_uverbs_post_srq_recv_resp),
+	       "post recv command layout");
+
+int vcmd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	return post_recv_cmd(qp->context, IB_USER_VERBS_CMD_POST_RECV,
+			     qp->handle, wr, bad_wr);
+}
+
+int vcmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	return post_recv_cmd(srq->context, IB_USER_VERBS_CMD_POST_SRQ_RECV,
+			     srq->handle, wr, bad_wr);
 }

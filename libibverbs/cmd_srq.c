@@ -4,9 +4,8 @@
  * and DESTROY_SRQ write() commands.
  *
  * An SRQ's user handle is the address of its struct ibv_srq, which
- * asynchronous events carry back.  XRC SRQs need an XRC domain handle,
- * which this library does not have (no ibv_open_xrcd), so they are
- * EOPNOTSUPP.
+ * asynchronous events carry back.  XRC SRQs need an XRC domain, which
+ * only a plug-in opens (ibv_cmd_open_xrcd()).
  */
 #include "cmd_transport.h"
 
@@ -33,35 +32,34 @@ static int discard_srq(struct ibv_context *ctx, uint32_t handle)
 
 /*
  * Issue @req (CREATE_SRQ or CREATE_XSRQ, both answered by struct
- * ib_uverbs_create_srq_resp) and fill @vsrq and the granted sizes.
+ * ib_uverbs_create_srq_resp) and fill @srq and the granted sizes.
  */
 static int create_srq(struct ibv_pd *pd, struct vcmd_write_req *req,
 		      struct ib_uverbs_create_srq_resp *resp,
-		      struct verbs_srq *vsrq, struct ibv_srq_attr *attr)
+		      struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
-	struct ibv_srq *srq = &vsrq->srq;
+	struct ibv_context *ctx = pd ? pd->context : srq->context;
 	int err;
 
-	err = vcmd_write_create_events(pd->context, req, &resp->srq_handle,
+	err = vcmd_write_create_events(ctx, req, &resp->srq_handle,
 				       discard_srq, &srq->mutex, &srq->cond);
 	if (err)
 		return err;
-	srq->context = pd->context;
+	srq->context = ctx;
 	srq->pd = pd;
 	srq->handle = resp->srq_handle;
 	srq->events_completed = 0;
-	vsrq->srq_num = resp->srqn;
 	attr->max_wr = resp->max_wr;
 	attr->max_sge = resp->max_sge;
 	return 0;
 }
 
-static int create_srq_basic(struct ibv_pd *pd, struct verbs_srq *vsrq,
+static int create_srq_basic(struct ibv_pd *pd, struct ibv_srq *srq,
 			    struct ibv_srq_attr *attr,
-			    struct vcmd_udata *udata)
+			    struct vcmd_udata *udata, uint32_t *srqn)
 {
 	struct ib_uverbs_create_srq cmd = {
-		.user_handle = vcmd_user_handle(&vsrq->srq),
+		.user_handle = vcmd_user_handle(srq),
 		.pd_handle = pd->handle,
 		.max_wr = attr->max_wr,
 		.max_sge = attr->max_sge,
@@ -74,7 +72,19 @@ static int create_srq_basic(struct ibv_pd *pd, struct verbs_srq *vsrq,
 		VCMD_REQ_RESP(resp),
 		.udata = udata,
 	};
-	int err = create_srq(pd, &req, &resp, vsrq, attr);
+	int err = create_srq(pd, &req, &resp, srq, attr);
+
+	if (!err)
+		*srqn = resp.srqn;
+	return err;
+}
+
+static int create_vsrq_basic(struct ibv_pd *pd, struct verbs_srq *vsrq,
+			     struct ibv_srq_attr *attr,
+			     struct vcmd_udata *udata)
+{
+	int err = create_srq_basic(pd, &vsrq->srq, attr, udata,
+				   &vsrq->srq_num);
 
 	if (err)
 		return err;
@@ -87,22 +97,33 @@ static int create_srq_basic(struct ibv_pd *pd, struct verbs_srq *vsrq,
 int vcmd_create_srq(struct ibv_pd *pd, struct verbs_srq *srq,
 		    struct ibv_srq_init_attr *attr, struct vcmd_udata *udata)
 {
-	return create_srq_basic(pd, srq, &attr->attr, udata);
+	return create_vsrq_basic(pd, srq, &attr->attr, udata);
 }
 
-/* A tag-matching SRQ: CREATE_XSRQ with its CQ and list size. */
-static int create_srq_tm(struct verbs_srq *vsrq,
-			 struct ibv_srq_init_attr_ex *attr,
-			 struct vcmd_udata *udata)
+int vcmd_create_srq_plain(struct ibv_pd *pd, struct ibv_srq *srq,
+			  struct ibv_srq_init_attr *attr,
+			  struct vcmd_udata *udata)
+{
+	uint32_t srqn;
+
+	return create_srq_basic(pd, srq, &attr->attr, udata, &srqn);
+}
+
+/*
+ * A tag-matching SRQ (with its CQ and list size) or an XRC SRQ (with its
+ * CQ and XRC domain): CREATE_XSRQ.
+ */
+static int create_srq_x(struct verbs_srq *vsrq,
+			struct ibv_srq_init_attr_ex *attr, uint32_t type,
+			struct vcmd_udata *udata)
 {
 	struct ib_uverbs_create_xsrq cmd = {
 		.user_handle = vcmd_user_handle(&vsrq->srq),
-		.srq_type = IB_UVERBS_SRQT_TM,
+		.srq_type = type,
 		.pd_handle = attr->pd->handle,
 		.max_wr = attr->attr.max_wr,
 		.max_sge = attr->attr.max_sge,
 		.srq_limit = attr->attr.srq_limit,
-		.max_num_tags = attr->tm_cap.max_num_tags,
 		.cq_handle = attr->cq->handle,
 	};
 	struct ib_uverbs_create_srq_resp resp = {};
@@ -112,13 +133,19 @@ static int create_srq_tm(struct verbs_srq *vsrq,
 		VCMD_REQ_RESP(resp),
 		.udata = udata,
 	};
-	int err = create_srq(attr->pd, &req, &resp, vsrq, &attr->attr);
+	int err;
 
+	if (type == IB_UVERBS_SRQT_TM)
+		cmd.max_num_tags = attr->tm_cap.max_num_tags;
+	else
+		cmd.xrcd_handle = vcmd_xrcd_handle(attr->xrcd);
+	err = create_srq(attr->pd, &req, &resp, &vsrq->srq, &attr->attr);
 	if (err)
 		return err;
-	vsrq->srq_type = IBV_SRQT_TM;
-	vsrq->xrcd = NULL;
+	vsrq->srq_type = type == IB_UVERBS_SRQT_TM ? IBV_SRQT_TM : IBV_SRQT_XRC;
+	vsrq->xrcd = type == IB_UVERBS_SRQT_TM ? NULL : attr->xrcd;
 	vsrq->cq = attr->cq;
+	vsrq->srq_num = resp.srqn;
 	return 0;
 }
 
@@ -133,17 +160,19 @@ int vcmd_create_srq_ex(struct ibv_context *ctx, struct verbs_srq *srq,
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
 	    attr->pd->context != ctx)
 		return EINVAL;
-
 	switch (type) {
 	case IBV_SRQT_BASIC:
-		return create_srq_basic(attr->pd, srq, &attr->attr, udata);
+		return create_vsrq_basic(attr->pd, srq, &attr->attr, udata);
 	case IBV_SRQT_TM:
 		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq ||
 		    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_TM))
 			return EINVAL;
-		return create_srq_tm(srq, attr, udata);
+		return create_srq_x(srq, attr, IB_UVERBS_SRQT_TM, udata);
 	case IBV_SRQT_XRC:
-		return EOPNOTSUPP;
+		if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq ||
+		    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd)
+			return EINVAL;
+		return create_srq_x(srq, attr, IB_UVERBS_SRQT_XRC, udata);
 	default:
 		return EINVAL;
 	}

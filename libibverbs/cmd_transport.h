@@ -248,6 +248,12 @@ static inline int vcmd_ioctl_errno(int err)
 	return (err == EPROTONOSUPPORT || err == ENOTTY) ? EOPNOTSUPP : err;
 }
 
+/* An XRC domain is always a struct verbs_xrcd, which starts with it. */
+static inline uint32_t vcmd_xrcd_handle(struct ibv_xrcd *xrcd)
+{
+	return ((struct verbs_xrcd *)xrcd)->handle;
+}
+
 /* The user handle of an object: its address in this process. */
 static inline uint64_t vcmd_user_handle(const void *obj)
 {

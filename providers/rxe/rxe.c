@@ -75,7 +75,9 @@ struct ibv_mr *rxe_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int rxe_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		 void *addr, size_t length, int access)
 {
-	return vcmd_rereg_mr(vmr, flags, pd, addr, length, access, NULL);
+	/* The verb has no iova: the region is addressed as mapped. */
+	return vcmd_rereg_mr(vmr, flags, pd, addr, length, (uintptr_t)addr,
+			     access, NULL);
 }
 
 int rxe_dereg_mr(struct verbs_mr *vmr)

@@ -198,7 +198,7 @@ int rxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
  */
 int rxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
-	return vcmd_modify_qp(qp, attr, attr_mask);
+	return vcmd_modify_qp(qp, attr, attr_mask, NULL);
 }
 
 int rxe_destroy_qp(struct ibv_qp *ibqp)

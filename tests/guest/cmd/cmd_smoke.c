@@ -155,7 +155,7 @@ static void test_mr(struct ibv_pd *pd)
 	}
 	/* rxe has no rereg_user_mr in 6.1: the core answers EOPNOTSUPP. */
 	lkey = mr.ibv_mr.lkey;
-	err = vcmd_rereg_mr(&mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+	err = vcmd_rereg_mr(&mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, 0,
 			    IBV_ACCESS_LOCAL_WRITE, NULL);
 	printf("rereg_mr(access): %s lkey 0x%x\n", strerror(err),
 	       mr.ibv_mr.lkey);
@@ -241,7 +241,7 @@ static void loopback_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	a.port_num = 1;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	CHECK_OK(vcmd_modify_qp(&qp.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				IBV_QP_PORT | IBV_QP_ACCESS_FLAGS));
+				IBV_QP_PORT | IBV_QP_ACCESS_FLAGS, NULL));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = qp.qp.qp_num;
@@ -256,7 +256,7 @@ static void loopback_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	CHECK_OK(vcmd_modify_qp(&qp.qp, &a, IBV_QP_STATE | IBV_QP_AV |
 				IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				IBV_QP_MIN_RNR_TIMER));
+				IBV_QP_MIN_RNR_TIMER, NULL));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0x456;
 	a.timeout = 14;
@@ -265,7 +265,7 @@ static void loopback_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	a.max_rd_atomic = 1;
 	CHECK_OK(vcmd_modify_qp(&qp.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 				IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
+				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC, NULL));
 	CHECK(qp.qp.state == IBV_QPS_RTS);
 
 	CHECK_OK(vcmd_query_qp(&qp.qp, &q, IBV_QP_STATE | IBV_QP_AV, &qi));
@@ -285,7 +285,8 @@ static void loopback_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	/* The rate limit takes the extended command; rxe refuses it. */
 	a.rate_limit = 1000;
 	printf("modify_qp(rate_limit): %s\n",
-	       strerror(vcmd_modify_qp(&qp.qp, &a, IBV_QP_RATE_LIMIT)));
+	       strerror(vcmd_modify_qp(&qp.qp, &a, IBV_QP_RATE_LIMIT,
+				      NULL)));
 	/* Past the header checks: the driver, not the format, refused. */
 	CHECK(last_cmd == EX(MODIFY_QP) && last_err != EINVAL &&
 	      last_err != ENOSPC);
