@@ -66,3 +66,26 @@ int vcmd_destroy_ah(struct ibv_ah *ah)
 {
 	return destroy_ah_handle(ah->context, ah->handle);
 }
+
+/* The provider ABI (kern_abi.h); CREATE_AH takes no private request. */
+
+IBV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+				 struct ibv_ah_attr *attr,
+				 struct ib_uverbs_create_ah_resp *resp,
+				 size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(pd->context);
+
+	if (err)
+		return err;
+	vcmd_plugin_udata(&u, NULL, 0, 0, resp, sizeof(*resp), resp_size);
+	return vcmd_create_ah(pd, ah, attr, &u);
+}
+
+IBV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
+{
+	if (vcmd_plugin_destroy_in_child(ah->context))
+		return 0;
+	return vcmd_destroy_ah(ah);
+}

@@ -265,3 +265,102 @@ int vcmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
 	}
 	return total;
 }
+
+/* The provider ABI (kern_abi.h). */
+
+IBV_EXPORT int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+				 struct ibv_comp_channel *channel,
+				 int comp_vector, struct ibv_cq *cq,
+				 struct ibv_create_cq *cmd, size_t cmd_size,
+				 struct ib_uverbs_create_cq_resp *resp,
+				 size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_create_cq(context, cqe, channel, comp_vector, cq, &u);
+}
+
+/*
+ * @cmd_flags (CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX) only matters to a kernel
+ * without the extended command, which every kernel this library runs
+ * on has.
+ */
+IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
+				    const struct ibv_cq_init_attr_ex *cq_attr,
+				    struct verbs_cq *cq,
+				    struct ibv_create_cq_ex *cmd,
+				    size_t cmd_size,
+				    struct ib_uverbs_ex_create_cq_resp *resp,
+				    size_t resp_size, uint32_t cmd_flags)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	if (cq_attr->comp_mask &
+	    ~(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
+		return EOPNOTSUPP;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_create_cq_ex(context, cq_attr, cq, &u);
+}
+
+/* Returns the number of completions, or -1 with errno set. */
+IBV_EXPORT int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
+{
+	int ret = vcmd_plugin_guard(cq->context);
+
+	if (!ret) {
+		ret = vcmd_poll_cq(cq, ne, wc);
+		if (ret >= 0)
+			return ret;
+		ret = -ret;
+	}
+	errno = ret;
+	return -1;
+}
+
+IBV_EXPORT int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	int err = vcmd_plugin_guard(cq->context);
+
+	return err ? err : vcmd_req_notify_cq(cq, solicited_only);
+}
+
+IBV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+				 struct ibv_resize_cq *cmd, size_t cmd_size,
+				 struct ib_uverbs_resize_cq_resp *resp,
+				 size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(cq->context);
+
+	if (err)
+		return err;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_resize_cq(cq, cqe, &u);
+}
+
+IBV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
+{
+	if (vcmd_plugin_destroy_in_child(cq->context))
+		return 0;
+	return vcmd_destroy_cq(cq);
+}
+
+IBV_EXPORT int ibv_cmd_modify_cq(struct ibv_cq *cq,
+				 struct ibv_modify_cq_attr *attr,
+				 struct ibv_modify_cq *cmd, size_t cmd_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(cq->context);
+
+	if (err)
+		return err;
+	vcmd_plugin_udata(&u, cmd, sizeof(*cmd), cmd_size, NULL, 0, 0);
+	return vcmd_modify_cq(cq, attr, &u);
+}

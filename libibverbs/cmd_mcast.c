@@ -39,3 +39,24 @@ int vcmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 {
 	return mcast_cmd(qp, IB_USER_VERBS_CMD_DETACH_MCAST, gid, lid);
 }
+
+/*
+ * The provider ABI (kern_abi.h).  Detaching changes the parent's QP, so
+ * a child is refused both ways.
+ */
+
+IBV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp,
+				    const union ibv_gid *gid, uint16_t lid)
+{
+	int err = vcmd_plugin_guard(qp->context);
+
+	return err ? err : vcmd_attach_mcast(qp, gid, lid);
+}
+
+IBV_EXPORT int ibv_cmd_detach_mcast(struct ibv_qp *qp,
+				    const union ibv_gid *gid, uint16_t lid)
+{
+	int err = vcmd_plugin_guard(qp->context);
+
+	return err ? err : vcmd_detach_mcast(qp, gid, lid);
+}

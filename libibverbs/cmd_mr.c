@@ -181,3 +181,52 @@ int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,
 	vmr->access = 0;
 	return 0;
 }
+
+/* The provider ABI (kern_abi.h). */
+
+IBV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			      uint64_t hca_va, int access,
+			      struct verbs_mr *vmr, struct ibv_reg_mr *cmd,
+			      size_t cmd_size,
+			      struct ib_uverbs_reg_mr_resp *resp,
+			      size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(pd->context);
+
+	if (err)
+		return err;
+	/* An implicit ODP region covers everything, from address 0. */
+	if ((access & IBV_ACCESS_ON_DEMAND) && length == SIZE_MAX && addr)
+		return EINVAL;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_reg_mr(pd, addr, length, hca_va, access, vmr, &u);
+}
+
+IBV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
+				void *addr, size_t length, uint64_t hca_va,
+				int access, struct ibv_pd *pd,
+				struct ibv_rereg_mr *cmd, size_t cmd_sz,
+				struct ib_uverbs_rereg_mr_resp *resp,
+				size_t resp_sz)
+{
+	struct ibv_context *ctx = vmr->ibv_mr.context;
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(ctx);
+
+	if (err)
+		return err;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_sz, resp, resp_sz);
+	err = vcmd_rereg_mr(vmr, flags, pd, addr, length, hca_va, access, &u);
+	/* rdma-core 44 also takes the context of the new PD. */
+	if (!err && (flags & IBV_REREG_MR_CHANGE_PD))
+		vmr->ibv_mr.context = pd->context;
+	return err;
+}
+
+IBV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
+{
+	if (vcmd_plugin_destroy_in_child(vmr->ibv_mr.context))
+		return 0;
+	return vcmd_dereg_mr(vmr);
+}

@@ -46,3 +46,27 @@ int vcmd_dealloc_mw(struct ibv_mw *mw)
 {
 	return dealloc_mw_handle(mw->context, mw->handle);
 }
+
+/* The provider ABI (kern_abi.h). */
+
+IBV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+				struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+				size_t cmd_size,
+				struct ib_uverbs_alloc_mw_resp *resp,
+				size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(pd->context);
+
+	if (err)
+		return err;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_alloc_mw(pd, type, mw, &u);
+}
+
+IBV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
+{
+	if (vcmd_plugin_destroy_in_child(mw->context))
+		return 0;
+	return vcmd_dealloc_mw(mw);
+}

@@ -40,3 +40,26 @@ int vcmd_dealloc_pd(struct ibv_pd *pd)
 {
 	return dealloc_pd_handle(pd->context, pd->handle);
 }
+
+/* The provider ABI (kern_abi.h). */
+
+IBV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+				struct ibv_alloc_pd *cmd, size_t cmd_size,
+				struct ib_uverbs_alloc_pd_resp *resp,
+				size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_alloc_pd(context, pd, &u);
+}
+
+IBV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
+{
+	if (vcmd_plugin_destroy_in_child(pd->context))
+		return 0;
+	return vcmd_dealloc_pd(pd);
+}

@@ -775,3 +775,203 @@ int vcmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return post_recv_cmd(srq->context, IB_USER_VERBS_CMD_POST_SRQ_RECV,
 			     srq->handle, wr, bad_wr);
 }
+
+/* The provider ABI (kern_abi.h). */
+
+/* Attribute bits from IBV_QP_RATE_LIMIT on need the extended command. */
+#define QP_ATTR_EX_ONLY (~(IBV_QP_RATE_LIMIT - 1))
+
+IBV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+				 struct ibv_qp_init_attr *attr,
+				 struct ibv_create_qp *cmd, size_t cmd_size,
+				 struct ib_uverbs_create_qp_resp *resp,
+				 size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(pd->context);
+
+	if (err)
+		return err;
+	/* A plug-in may embed a bare struct ibv_qp: only that is set. */
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	err = vcmd_create_qp_plain(pd, qp, attr, &u);
+	if (!err)
+		qp->qp_context = attr->qp_context;
+	return err;
+}
+
+static int plugin_create_qp_ex(struct ibv_context *context,
+			       struct verbs_qp *qp,
+			       struct ibv_qp_init_attr_ex *attr,
+			       struct vcmd_udata *u)
+{
+	int err = vcmd_create_qp_ex(context, qp, attr, u);
+
+	if (err)
+		return err;
+	qp->qp.qp_context = attr->qp_context;
+	/* rdma-core 44 starts the mask afresh; a plug-in adds VERBS_QP_EX. */
+	qp->comp_mask = qp->xrcd ? VERBS_QP_XRCD : 0;
+	return 0;
+}
+
+IBV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
+				    struct verbs_qp *qp,
+				    struct ibv_qp_init_attr_ex *attr_ex,
+				    struct ibv_create_qp *cmd, size_t cmd_size,
+				    struct ib_uverbs_create_qp_resp *resp,
+				    size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	if (attr_ex->comp_mask &
+	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+	      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EINVAL;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return plugin_create_qp_ex(context, qp, attr_ex, &u);
+}
+
+IBV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
+				     struct verbs_qp *qp,
+				     struct ibv_qp_init_attr_ex *qp_attr,
+				     struct ibv_create_qp_ex *cmd,
+				     size_t cmd_size,
+				     struct ib_uverbs_ex_create_qp_resp *resp,
+				     size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	if (qp_attr->comp_mask &
+	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+	      IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
+	      IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |
+	      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EINVAL;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return plugin_create_qp_ex(context, qp, qp_attr, &u);
+}
+
+IBV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context,
+			       struct verbs_qp *qp, int vqp_sz,
+			       struct ibv_qp_open_attr *attr,
+			       struct ibv_open_qp *cmd, size_t cmd_size,
+			       struct ib_uverbs_create_qp_resp *resp,
+			       size_t resp_size)
+{
+	const uint32_t needed = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
+				IBV_QP_OPEN_ATTR_TYPE;
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & needed) != needed || !attr->xrcd)
+		return EINVAL;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	err = vcmd_open_qp(context, &qp->qp, attr,
+			   vcmd_xrcd_handle(attr->xrcd), &u);
+	if (err)
+		return err;
+	/* A plug-in's QP struct may end before the XRC fields. */
+	if (vqp_sz >= 0 && (size_t)vqp_sz >= offsetof(struct verbs_qp, xrcd) +
+						     sizeof(qp->xrcd)) {
+		qp->comp_mask = VERBS_QP_XRCD;
+		qp->xrcd = attr->xrcd;
+	} else if (vqp_sz >= 0 &&
+		   (size_t)vqp_sz >= offsetof(struct verbs_qp, comp_mask) +
+					     sizeof(qp->comp_mask)) {
+		qp->comp_mask = 0;
+	}
+	return 0;
+}
+
+IBV_EXPORT int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+				int attr_mask,
+				struct ibv_qp_init_attr *init_attr,
+				struct ibv_query_qp *cmd, size_t cmd_size)
+{
+	int err = vcmd_plugin_guard(qp->context);
+
+	if (err)
+		return err;
+	if (attr_mask & QP_ATTR_EX_ONLY)
+		return EOPNOTSUPP;
+	return vcmd_query_qp(qp, attr, attr_mask, init_attr);
+}
+
+IBV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+				 int attr_mask, struct ibv_modify_qp *cmd,
+				 size_t cmd_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(qp->context);
+
+	if (err)
+		return err;
+	if (attr_mask & QP_ATTR_EX_ONLY)
+		return EOPNOTSUPP;
+	vcmd_plugin_udata(&u, cmd, sizeof(*cmd), cmd_size, NULL, 0, 0);
+	return vcmd_modify_qp(qp, attr, attr_mask, &u);
+}
+
+IBV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp,
+				    struct ibv_qp_attr *attr, int attr_mask,
+				    struct ibv_modify_qp_ex *cmd,
+				    size_t cmd_size,
+				    struct ib_uverbs_ex_modify_qp_resp *resp,
+				    size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(qp->context);
+
+	if (err)
+		return err;
+	/* The rate limit lives in the command; a short one has no room. */
+	if ((attr_mask & IBV_QP_RATE_LIMIT) &&
+	    cmd_size < offsetof(struct ibv_modify_qp_ex,
+				core_payload.rate_limit) +
+			       sizeof(cmd->core_payload.rate_limit))
+		return EINVAL;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_modify_qp_ex(qp, attr, attr_mask, &u);
+}
+
+IBV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
+{
+	if (vcmd_plugin_destroy_in_child(qp->context))
+		return 0;
+	return vcmd_destroy_qp(qp);
+}
+
+IBV_EXPORT int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+				 struct ibv_send_wr **bad_wr)
+{
+	int err = vcmd_plugin_guard(ibqp->context);
+
+	if (err) {
+		*bad_wr = wr;
+		return err;
+	}
+	return vcmd_post_send(ibqp, wr, bad_wr);
+}
+
+IBV_EXPORT int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+				 struct ibv_recv_wr **bad_wr)
+{
+	int err = vcmd_plugin_guard(ibqp->context);
+
+	if (err) {
+		*bad_wr = wr;
+		return err;
+	}
+	return vcmd_post_recv(ibqp, wr, bad_wr);
+}

@@ -230,3 +230,83 @@ int vcmd_destroy_srq(struct ibv_srq *srq)
 			  resp.events_reported, NULL, 0);
 	return 0;
 }
+
+/* The provider ABI (kern_abi.h). */
+
+IBV_EXPORT int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+				  struct ibv_srq_init_attr *attr,
+				  struct ibv_create_srq *cmd, size_t cmd_size,
+				  struct ib_uverbs_create_srq_resp *resp,
+				  size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(pd->context);
+
+	if (err)
+		return err;
+	/* A plug-in may embed a bare struct ibv_srq: only that is set. */
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_create_srq_plain(pd, srq, attr, &u);
+}
+
+IBV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
+				     struct verbs_srq *srq,
+				     struct ibv_srq_init_attr_ex *attr_ex,
+				     struct ibv_create_xsrq *cmd,
+				     size_t cmd_size,
+				     struct ib_uverbs_create_srq_resp *resp,
+				     size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	if (attr_ex->comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED)
+		return EOPNOTSUPP;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_create_srq_ex(context, srq, attr_ex, &u);
+}
+
+IBV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
+				  struct ibv_srq_attr *srq_attr,
+				  int srq_attr_mask,
+				  struct ibv_modify_srq *cmd, size_t cmd_size)
+{
+	struct vcmd_udata u;
+	int err = vcmd_plugin_guard(srq->context);
+
+	if (err)
+		return err;
+	vcmd_plugin_udata(&u, cmd, sizeof(*cmd), cmd_size, NULL, 0, 0);
+	return vcmd_modify_srq(srq, srq_attr, srq_attr_mask, &u);
+}
+
+IBV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
+				 struct ibv_srq_attr *srq_attr,
+				 struct ibv_query_srq *cmd, size_t cmd_size)
+{
+	int err = vcmd_plugin_guard(srq->context);
+
+	return err ? err : vcmd_query_srq(srq, srq_attr);
+}
+
+IBV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
+{
+	if (vcmd_plugin_destroy_in_child(srq->context))
+		return 0;
+	return vcmd_destroy_srq(srq);
+}
+
+IBV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq,
+				     struct ibv_recv_wr *wr,
+				     struct ibv_recv_wr **bad_wr)
+{
+	int err = vcmd_plugin_guard(srq->context);
+
+	if (err) {
+		*bad_wr = wr;
+		return err;
+	}
+	return vcmd_post_srq_recv(srq, wr, bad_wr);
+}

@@ -42,6 +42,8 @@
  * pointer fields of <rdma/ib_user_ioctl_verbs.h>, which it includes.
  */
 #include "cmd.h"
+#include "ibverbs.h"
+#include "kern_abi.h"
 
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
@@ -246,6 +248,43 @@ static inline bool vcmd_unsupported(int err)
 static inline int vcmd_ioctl_errno(int err)
 {
 	return (err == EPROTONOSUPPORT || err == ENOTTY) ? EOPNOTSUPP : err;
+}
+
+/*
+ * The private parts of a plug-in's command (struct ibv_* of kern_abi.h,
+ * @base bytes, then its request up to @cmd_size) and response (the
+ * kernel's core response, @core bytes, then its own up to @resp_size).
+ */
+static inline void vcmd_plugin_udata(struct vcmd_udata *u, const void *cmd,
+				     size_t base, size_t cmd_size, void *resp,
+				     size_t core, size_t resp_size)
+{
+	u->in = cmd && cmd_size > base ? (const uint8_t *)cmd + base : NULL;
+	u->in_len = u->in ? cmd_size - base : 0;
+	u->out = resp && resp_size > core ? (uint8_t *)resp + core : NULL;
+	u->out_len = u->out ? resp_size - core : 0;
+	u->core_out = resp;
+	u->core_out_len = !resp ? 0 : resp_size < core ? resp_size : core;
+}
+
+#define VCMD_PLUGIN_UDATA(u, cmd, cmd_size, resp, resp_size)                \
+	vcmd_plugin_udata(u, cmd, sizeof(*(cmd)), cmd_size, resp,             \
+			  sizeof(*(resp)), resp_size)
+
+/*
+ * The child guard of the plug-in commands: on a context inherited across
+ * fork() nothing may reach the kernel.  A command that would create,
+ * modify, query or post gets EPERM; a destroy succeeds without a
+ * command (the object is the parent's; the plug-in frees its copy).
+ */
+static inline int vcmd_plugin_guard(struct ibv_context *ctx)
+{
+	return verbs_ctx_inherited(ctx) ? EPERM : 0;
+}
+
+static inline bool vcmd_plugin_destroy_in_child(struct ibv_context *ctx)
+{
+	return verbs_ctx_inherited(ctx);
 }
 
 /* An XRC domain is always a struct verbs_xrcd, which starts with it. */

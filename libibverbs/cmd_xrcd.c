@@ -36,3 +36,46 @@ int vcmd_open_xrcd(struct ibv_context *ctx, int fd, int oflags,
 		*handle = resp.xrcd_handle;
 	return err;
 }
+
+/* The provider ABI (kern_abi.h). */
+
+IBV_EXPORT int ibv_cmd_open_xrcd(struct ibv_context *context,
+				 struct verbs_xrcd *xrcd, int vxrcd_size,
+				 struct ibv_xrcd_init_attr *attr,
+				 struct ibv_open_xrcd *cmd, size_t cmd_size,
+				 struct ib_uverbs_open_xrcd_resp *resp,
+				 size_t resp_size)
+{
+	const uint32_t needed = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+	struct vcmd_udata u;
+	uint32_t handle;
+	int err = vcmd_plugin_guard(context);
+
+	if (err)
+		return err;
+	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & needed) != needed)
+		return EINVAL;
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	err = vcmd_open_xrcd(context, attr->fd, attr->oflags, &handle, &u);
+	if (err)
+		return err;
+	xrcd->xrcd.context = context;
+	xrcd->comp_mask = 0;
+	/* A plug-in's struct may predate the handle. */
+	if (vxrcd_size >= 0 &&
+	    (size_t)vxrcd_size >= offsetof(struct verbs_xrcd, handle) +
+					  sizeof(xrcd->handle)) {
+		xrcd->comp_mask = VERBS_XRCD_HANDLE;
+		xrcd->handle = handle;
+	}
+	return 0;
+}
+
+IBV_EXPORT int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
+{
+	if (vcmd_plugin_destroy_in_child(xrcd->xrcd.context))
+		return 0;
+	return vcmd_close_xrcd(xrcd->xrcd.context, xrcd->handle);
+}
