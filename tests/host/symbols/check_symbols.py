@@ -3,20 +3,27 @@
 """Check the dynamic symbols of a libibverbs.so.1 against the ABI lists.
 
   * every name@VERSION of the public list is exported, as the default
-    version (name@@VERSION);
-  * nothing else is exported: no other symbol, no other version of a
-    listed symbol, no unversioned symbol (the version nodes' own ABS
-    symbols, which some linkers emit, are fine);
+    version (name@@VERSION), and no other default version of a public
+    node (IBVERBS_1.x) is;
+  * the non-default versions (name@VERSION: the IBVERBS_1.0 compat
+    entries and ibv_register_driver@IBVERBS_1.1) are exactly the compat
+    list;
+  * what the library-private node IBVERBS_PRIVATE_34 exports is the
+    private list (the provider interface of Debian's library) with
+    --private-exact; without it, a subset of that list that includes the
+    public list's private entries;
+  * nothing is exported unversioned (the version nodes' own ABS symbols,
+    which some linkers emit, are fine);
   * every name@VERSION a known client binds to is exported;
   * the version nodes exist and chain as upstream's do;
   * the SONAME is libibverbs.so.1.
 
---upstream relaxes the "nothing else" rule the way rdma-core's own library
-needs it (non-default compat versions and extra IBVERBS_PRIVATE_* symbols
-are tolerated), so the checker itself can be validated on Debian's
-library.  --selftest-map builds a stub library from the version script
-and the public list and checks that, before the real library exists.
+Debian's own library passes all of it (the symbols-debian test), which
+proves the lists.  --selftest-map builds a stub library from the version
+script, the public and the compat list and checks that, before the real
+library exists.
 """
+
 
 import argparse
 import os
@@ -121,28 +128,49 @@ def soname(tool, lib):
     return m.group(1) if m else None
 
 
-def check(lib, public, client, tool, upstream):
+def is_private(sym):
+    return sym.split("@", 1)[1].startswith("IBVERBS_PRIVATE_")
+
+
+def diff_lines(errors, title, expected, got):
+    missing = sorted(expected - got)
+    extra = sorted(got - expected)
+    if missing or extra:
+        errors.append(title + " (- expected, missing; + exported, "
+                      "unexpected):")
+        errors.extend("  -%s" % s for s in missing)
+        errors.extend("  +%s" % s for s in extra)
+
+
+def check(lib, public, compat, private, private_exact, client, tool):
     errors = []
     default, nondefault, unversioned = dynamic_symbols(tool, lib)
     nodes = version_definitions(tool, lib)
 
-    missing = sorted(public - default)
-    extra = sorted(default - public)
-    if upstream:
-        extra = [s for s in extra
-                 if not s.split("@", 1)[1].startswith("IBVERBS_PRIVATE_")]
-    if missing or extra:
-        errors.append("default-version exports differ from the public "
-                      "list (- expected, missing; + exported, unexpected):")
-        for s in missing:
-            errors.append("  -%s" % s)
-        for s in extra:
-            errors.append("  +%s" % s)
+    diff_lines(errors, "default-version exports of the public nodes "
+               "differ from the public list",
+               set(s for s in public if not is_private(s)),
+               set(s for s in default if not is_private(s)))
+    diff_lines(errors, "non-default (name@VERSION) exports differ from the "
+               "compat list", compat, nondefault)
 
-    if nondefault and not upstream:
-        errors.append("non-default (name@VERSION) exports, not allowed:")
-        for s in sorted(nondefault):
-            errors.append("  +%s" % s)
+    exported_private = set(s for s in default if is_private(s))
+    if private_exact:
+        diff_lines(errors, "private exports differ from the private list",
+                   private, exported_private)
+    else:
+        # While the private node is being filled, whatever it exports
+        # must be Debian's, and the entries clients use must be there.
+        unknown = sorted(exported_private - private)
+        if unknown:
+            errors.append("private exports that Debian's library does "
+                          "not have:")
+            errors.extend("  +%s" % s for s in unknown)
+        lacking = sorted(set(s for s in public if is_private(s)) -
+                         exported_private)
+        if lacking:
+            errors.append("private exports of the public list missing:")
+            errors.extend("  -%s" % s for s in lacking)
 
     odd = sorted(n for n, typ, ndx in unversioned
                  if not (n in nodes and ndx == "ABS"))
@@ -171,8 +199,7 @@ def check(lib, public, client, tool, upstream):
                              % (node, nodes[node] or "none",
                                 parents or "none"))
     for node in sorted(set(nodes) - set(want)):
-        if not (upstream and node.startswith("IBVERBS_PRIVATE_")):
-            bad_nodes.append("  +%s (unexpected node)" % node)
+        bad_nodes.append("  +%s (unexpected node)" % node)
     if bad_nodes:
         errors.append("version definitions differ:")
         errors.extend(bad_nodes)
@@ -184,13 +211,17 @@ def check(lib, public, client, tool, upstream):
     return errors, len(default), len(nodes)
 
 
-def selftest_map(mapfile, public, cc, workdir):
-    """Links stubs for every public symbol with the version script."""
+def selftest_map(mapfile, public, compat, cc, workdir):
+    """Links stubs for every public and compat symbol with the script."""
     src = os.path.join(workdir, "stubs.c")
     lib = os.path.join(workdir, SONAME)
     with open(src, "w") as f:
         for n in sorted(set(s.split("@", 1)[0] for s in public)):
             f.write("void %s(void);\nvoid %s(void) {}\n" % (n, n))
+        # Bound to their version the way libibverbs/compat_1_0.c does.
+        for i, s in enumerate(sorted(compat)):
+            f.write("void compat_%d(void);\nvoid compat_%d(void) {}\n"
+                    "__asm__(\".symver compat_%d, %s\");\n" % (i, i, i, s))
         # Must stay hidden behind "local: *".
         f.write("void not_exported_helper(void);\n"
                 "void not_exported_helper(void) {}\n")
@@ -209,21 +240,27 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lib", help="the library to check")
     ap.add_argument("--public", required=True)
+    ap.add_argument("--compat", required=True)
+    ap.add_argument("--private", required=True)
+    ap.add_argument("--private-exact", action="store_true",
+                    help="the private node must export all of the private "
+                    "list, not a subset")
     ap.add_argument("--client", required=True)
     ap.add_argument("--readelf", default="readelf")
-    ap.add_argument("--upstream", action="store_true",
-                    help="tolerate rdma-core's compat/private extras")
     ap.add_argument("--selftest-map", metavar="MAP",
                     help="check a stub library linked with this script")
     ap.add_argument("--cc", default="cc")
     args = ap.parse_args()
 
     public = load_list(args.public)
+    compat = load_list(args.compat)
+    private = load_list(args.private)
     client = load_list(args.client)
 
     with tempfile.TemporaryDirectory() as tmp:
         if args.selftest_map:
-            lib = selftest_map(args.selftest_map, public, args.cc, tmp)
+            lib = selftest_map(args.selftest_map, public, compat, args.cc,
+                               tmp)
         elif args.lib:
             lib = args.lib
         else:
@@ -232,14 +269,16 @@ def main():
             print("FAIL: %s does not exist (build the ibverbs target)"
                   % lib)
             return 1
-        errors, ndefault, nnodes = check(lib, public, client, args.readelf,
-                                         args.upstream)
+        errors, ndefault, nnodes = check(lib, public, compat, private,
+                                         args.private_exact, client,
+                                         args.readelf)
 
     print("symbols: %s: %d default-version exports, %d version nodes; "
-          "checked against %d public and %d client entries%s"
+          "checked against %d public, %d compat, %d private and %d client "
+          "entries"
           % (lib if not args.selftest_map else "stub library from " +
-             args.selftest_map, ndefault, nnodes, len(public), len(client),
-             " (upstream mode)" if args.upstream else ""))
+             args.selftest_map, ndefault, nnodes, len(public), len(compat),
+             len(private), len(client)))
     if errors:
         print("FAIL:")
         print("\n".join(errors))
