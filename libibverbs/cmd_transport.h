@@ -159,8 +159,11 @@ int vcmd_write_create_events(struct ibv_context *ctx,
 			     vcmd_destroy_fn destroy, pthread_mutex_t *mutex,
 			     pthread_cond_t *cond) IBV_HIDDEN;
 
-/* One ioctl() command; a few attributes more than any method here. */
-#define VCMD_IOCTL_MAX_ATTRS 12
+/*
+ * One ioctl() command; a few attributes more than any method here
+ * (UVERBS_METHOD_WQ_CREATE: 13, plus the provider's two).
+ */
+#define VCMD_IOCTL_MAX_ATTRS 16
 
 struct vcmd_ioctl {
 	unsigned int num_attrs;
@@ -178,6 +181,8 @@ static inline struct ib_uverbs_ioctl_hdr *vcmd_ioctl_hdr(struct vcmd_ioctl *c)
 
 void vcmd_ioctl_init(struct vcmd_ioctl *c, uint16_t object_id,
 		     uint16_t method_id, uint32_t driver_id) IBV_HIDDEN;
+/* The RDMA_DRIVER_* the kernel expects in the header for @ctx. */
+uint32_t vcmd_ctx_driver_id(struct ibv_context *ctx) IBV_HIDDEN;
 /* Start @c for a method of the device behind @ctx. */
 void vcmd_ioctl_start(struct vcmd_ioctl *c, struct ibv_context *ctx,
 		      uint16_t object_id, uint16_t method_id) IBV_HIDDEN;
@@ -316,5 +321,68 @@ void vcmd_events_drain(pthread_mutex_t *mutex, pthread_cond_t *cond,
 		       const uint32_t *completed_a, uint32_t reported_a,
 		       const uint32_t *completed_b, uint32_t reported_b)
 	IBV_HIDDEN;
+
+/*
+ * The plug-ins' command buffer (struct ibv_command_buffer, provider_abi.h).
+ *
+ * A plug-in fills a buffer on its stack with rdma-core 44's inline
+ * helpers and hands it to execute_ioctl(), or hands it to an ibv_cmd_*
+ * function as the extra driver attributes of the library's own command,
+ * chained through ->next.  The attributes filled so far are
+ * hdr.attrs[0] .. next_attr - 1; last_attr ends the room, which in the
+ * buffer that is issued covers the attributes of the whole chain.
+ *
+ * The two halves of issuing one are pure functions, tested on the host:
+ * vcmd_cmdb_prepare() appends the chain's attributes to the issuing
+ * buffer's own and completes the header (EINVAL, touching nothing the
+ * kernel would see, when a helper flagged buffer_error or the chain does
+ * not fit); vcmd_cmdb_complete() copies what the kernel wrote back into
+ * the chained buffers, where their owners read it.
+ */
+struct ibv_command_buffer;
+
+int vcmd_cmdb_prepare(struct ibv_command_buffer *cmd) IBV_HIDDEN;
+void vcmd_cmdb_complete(struct ibv_command_buffer *cmd) IBV_HIDDEN;
+/*
+ * True for the core methods that destroy an object, which a fork child's
+ * execute_ioctl() treats as done (see there).
+ */
+bool vcmd_method_destroys(uint16_t object_id, uint16_t method_id)
+	IBV_HIDDEN;
+/* Prepare, issue on @ctx and complete @cmd: 0 or a positive errno. */
+int vcmd_cmdb_exec(struct ibv_context *ctx, struct ibv_command_buffer *cmd)
+	IBV_HIDDEN;
+
+/* Attributes one chain may add to a library command. */
+#define VCMD_LINK_MAX_ATTRS 48
+
+/*
+ * Issue @c with the attributes of @link's chain (NULL: none) after its
+ * own; afterwards @c's attributes hold what the kernel wrote into them,
+ * and the chain's buffers theirs.  Returns 0 or the kernel's errno
+ * unchanged (EINVAL for a chain that does not fit).
+ */
+int vcmd_ioctl_link(struct ibv_context *ctx, struct vcmd_ioctl *c,
+		    struct ibv_command_buffer *link) IBV_HIDDEN;
+
+/*
+ * A write() command whose core part may be larger than write()'s buffer
+ * holds (flow specs, indirection tables): one that fits goes as
+ * vcmd_write_ctx() sends it, a larger one through
+ * UVERBS_METHOD_INVOKE_WRITE, which takes the core by pointer.
+ */
+int vcmd_write_ctx_any(struct ibv_context *ctx, struct vcmd_write_req *req)
+	IBV_HIDDEN;
+
+/*
+ * The exported ibv_cmd_* return the errno they return, in errno too:
+ * plug-ins built for rdma-core 44 read either.
+ */
+static inline int vcmd_set_errno(int err)
+{
+	if (err)
+		errno = err;
+	return err;
+}
 
 #endif /* IBV_CMD_TRANSPORT_H */

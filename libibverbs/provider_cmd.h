@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The command functions a provider plug-in built for rdma-core 44 calls
+ * (IBVERBS_PRIVATE_34).  Names, argument lists and return conventions are
+ * rdma-core v44.0's (libibverbs/driver.h, cmd_ioctl.h), because plug-ins
+ * were compiled against them; the code behind them is the library's
+ * command layer.
+ *
+ * Each returns 0 or a positive errno, and leaves that errno in errno too.
+ * Every one that creates, modifies, queries or reads fails with EPERM
+ * before reaching the kernel when its context was inherited across
+ * fork(); every destroy and free then returns 0 without a kernel command
+ * (the object is the parent's; the plug-in frees its own copy).
+ *
+ * This part: the ioctl() entry points and the objects served mostly by
+ * ioctl methods (work queues and indirection tables, flows and flow
+ * actions, device memory, counters, and the MR commands without a write()
+ * form).
+ */
+#ifndef IBV_PROVIDER_CMD_H
+#define IBV_PROVIDER_CMD_H
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "provider_abi.h"
+
+/* ioctl() commands built by the plug-in (cmd_ioctl.c) */
+int execute_ioctl(struct ibv_context *context,
+		  struct ibv_command_buffer *cmd);
+unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
+				     struct ibv_command_buffer *link);
+
+#endif /* IBV_PROVIDER_CMD_H */
