@@ -367,6 +367,53 @@ static void test_library_command_link(void)
 	      "an oversized chain: EINVAL, nothing sent");
 }
 
+/* Two exports end to end: the counters commands with a driver chain. */
+static void test_counters(void)
+{
+	struct ibv_counters_init_attr init = {};
+	struct verbs_counters vc = {};
+	uint64_t values[2] = {};
+	union cmdb drv;
+	struct ibv_command_buffer *l;
+
+	l = cmdb_init(&drv, UVERBS_OBJECT_COUNTERS,
+		      UVERBS_METHOD_COUNTERS_CREATE, 1, NULL);
+	fill(l, (1 << 12) | 2, 1);
+	reset(0);
+	CHECK(ibv_cmd_create_counters(ctx, &init, &vc, l) == 0 &&
+		      kern.hdr.num_attrs == 2 &&
+		      kern.hdr.object_id == UVERBS_OBJECT_COUNTERS &&
+		      kern.attrs[1].attr_id == ((1 << 12) | 2),
+	      "create_counters sends its handle and the driver attribute");
+	/* The stand-in answers only ids >= OUT_ID: the handle stays 0. */
+	CHECK(vc.counters.context == ctx, "counters' context set");
+
+	reset(0);
+	vc.handle = 9;
+	CHECK(ibv_cmd_read_counters(&vc, values, 2, 1, NULL) == 0 &&
+		      kern.hdr.num_attrs == 3 && kern.attrs[0].data == 9 &&
+		      kern.attrs[1].len == sizeof(values) &&
+		      kern.attrs[1].data == (uintptr_t)values,
+	      "read_counters: handle, the whole buffer, flags");
+
+	init.comp_mask = 1;
+	reset(0);
+	CHECK(ibv_cmd_create_counters(ctx, &init, &vc, NULL) == EOPNOTSUPP &&
+		      kern.calls == 0,
+	      "unknown comp_mask: EOPNOTSUPP before the kernel");
+
+	init.comp_mask = 0;
+	reset(0);
+	inherited = true;
+	CHECK(ibv_cmd_create_counters(ctx, &init, &vc, NULL) == EPERM &&
+		      errno == EPERM && kern.calls == 0,
+	      "child: create_counters EPERM, nothing sent");
+	reset(0);
+	inherited = true;
+	CHECK(ibv_cmd_destroy_counters(&vc) == 0 && kern.calls == 0,
+	      "child: destroy_counters 0, nothing sent");
+}
+
 int main(void)
 {
 	ctx->device = &vdev.device;
@@ -379,5 +426,6 @@ int main(void)
 	test_uhw_in();
 	test_child_guard();
 	test_library_command_link();
+	test_counters();
 	return tap_done();
 }
