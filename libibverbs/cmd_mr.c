@@ -8,6 +8,8 @@
  * IBV_ACCESS_* and IBV_REREG_MR_* have the kernel's bit values.
  */
 #include "cmd_transport.h"
+#include "ibverbs.h"
+#include "provider_cmd.h"
 
 static int dereg_mr_handle(struct ibv_context *ctx, uint32_t handle)
 {
@@ -55,9 +57,10 @@ int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return 0;
 }
 
-int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-		       uint64_t iova, int fd, int access,
-		       struct verbs_mr *vmr)
+/* The kernel's errno unchanged, for plug-ins; the verbs map it. */
+static int reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			 uint64_t iova, int fd, int access,
+			 struct verbs_mr *vmr)
 {
 	struct ibv_context *ctx = pd->context;
 	struct ib_uverbs_attr *handle;
@@ -78,10 +81,9 @@ int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		      sizeof(lkey), true);
 	vcmd_attr_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
 		      sizeof(rkey), true);
-	/* Drivers without dma-buf support (rxe) answer EOPNOTSUPP. */
 	err = vcmd_ioctl_ctx(ctx, &c);
 	if (err)
-		return vcmd_ioctl_errno(err);
+		return err;
 
 	vmr->ibv_mr.context = ctx;
 	vmr->ibv_mr.pd = pd;
@@ -94,6 +96,15 @@ int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	vmr->mr_type = IBV_MR_TYPE_DMABUF_MR;
 	vmr->access = access;
 	return 0;
+}
+
+int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+		       uint64_t iova, int fd, int access,
+		       struct verbs_mr *vmr)
+{
+	/* Drivers without dma-buf support (rxe) answer EOPNOTSUPP. */
+	return vcmd_ioctl_errno(
+		reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr));
 }
 
 int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -148,8 +159,8 @@ int vcmd_dereg_mr(struct verbs_mr *vmr)
 	return dereg_mr_handle(vmr->ibv_mr.context, vmr->ibv_mr.handle);
 }
 
-int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,
-		  struct verbs_mr *vmr)
+static int query_mr(struct ibv_pd *pd, uint32_t mr_handle,
+		    struct verbs_mr *vmr)
 {
 	struct ibv_context *ctx = pd->context;
 	uint32_t lkey = 0, rkey = 0;
@@ -167,7 +178,7 @@ int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,
 		      sizeof(length), true);
 	err = vcmd_ioctl_ctx(ctx, &c);
 	if (err)
-		return vcmd_ioctl_errno(err);
+		return err;
 
 	vmr->ibv_mr.context = ctx;
 	vmr->ibv_mr.pd = pd;
@@ -229,4 +240,52 @@ IBV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 	if (vcmd_plugin_destroy_in_child(vmr->ibv_mr.context))
 		return 0;
 	return vcmd_dereg_mr(vmr);
+}
+
+int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,
+		  struct verbs_mr *vmr)
+{
+	return vcmd_ioctl_errno(query_mr(pd, mr_handle, vmr));
+}
+
+/*
+ * The plug-ins' entry points (IBVERBS_PRIVATE_34): the kernel's errno
+ * unchanged, and the child guard.
+ */
+IBV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
+				 enum ibv_advise_mr_advice advice,
+				 uint32_t flags, struct ibv_sge *sg_list,
+				 uint32_t num_sge)
+{
+	struct ibv_context *ctx = pd->context;
+	struct vcmd_ioctl c;
+
+	if (verbs_ctx_inherited(ctx))
+		return vcmd_set_errno(EPERM);
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR);
+	vcmd_attr_idr(&c, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_ADVISE_MR_ADVICE, advice);
+	vcmd_attr_in_u32(&c, UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
+	/* More than 4095 entries do not fit an attribute: EINVAL. */
+	vcmd_attr_in(&c, UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list,
+		     (size_t)num_sge * sizeof(*sg_list), true);
+	return vcmd_set_errno(vcmd_ioctl_ctx(ctx, &c));
+}
+
+IBV_EXPORT int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+				uint32_t mr_handle)
+{
+	if (verbs_ctx_inherited(pd->context))
+		return vcmd_set_errno(EPERM);
+	return vcmd_set_errno(query_mr(pd, mr_handle, vmr));
+}
+
+IBV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				     size_t length, uint64_t iova, int fd,
+				     int access, struct verbs_mr *vmr)
+{
+	if (verbs_ctx_inherited(pd->context))
+		return vcmd_set_errno(EPERM);
+	return vcmd_set_errno(
+		reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr));
 }

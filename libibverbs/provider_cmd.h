@@ -52,4 +52,14 @@ int ibv_cmd_read_counters(struct verbs_counters *vcounters,
 			  uint64_t *counters_value, uint32_t ncounters,
 			  uint32_t flags, struct ibv_command_buffer *link);
 
+/* Memory regions without a write() command (cmd_mr.c) */
+int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		      uint32_t flags, struct ibv_sge *sg_list,
+		      uint32_t num_sge);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr);
+
 #endif /* IBV_PROVIDER_CMD_H */
