@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kern_abi.h"
 #include "provider_abi.h"
 
 /* ioctl() commands built by the plug-in (cmd_ioctl.c) */
@@ -32,6 +33,24 @@ int execute_ioctl(struct ibv_context *context,
 		  struct ibv_command_buffer *cmd);
 unsigned int __ioctl_final_num_attrs(unsigned int num_attrs,
 				     struct ibv_command_buffer *link);
+
+/* Work queues and receive indirection tables (cmd_wq.c) */
+int ibv_cmd_create_wq(struct ibv_context *context,
+		      struct ibv_wq_init_attr *wq_init_attr,
+		      struct ibv_wq *wq, struct ibv_create_wq *cmd,
+		      size_t cmd_size,
+		      struct ib_uverbs_ex_create_wq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr,
+		      struct ibv_modify_wq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_wq(struct ibv_wq *wq);
+int ibv_cmd_create_rwq_ind_table(
+	struct ibv_context *context,
+	struct ibv_rwq_ind_table_init_attr *init_attr,
+	struct ibv_rwq_ind_table *rwq_ind_table,
+	struct ib_uverbs_ex_create_rwq_ind_table_resp *resp,
+	size_t resp_size);
+int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table);
 
 /* Device memory (cmd_dm.c) */
 int ibv_cmd_alloc_dm(struct ibv_context *ctx,
