@@ -375,6 +375,17 @@ int vcmd_write_ctx_any(struct ibv_context *ctx, struct vcmd_write_req *req)
 	IBV_HIDDEN;
 
 /*
+ * The core part of IB_USER_VERBS_EX_CMD_CREATE_FLOW for a rule (struct
+ * ibv_flow_attr followed by its specs) on QP @qp_handle: written into
+ * @cmd, which has vcmd_flow_cmd_room() zeroed bytes.  Returns its length,
+ * or a negative errno for a spec the kernel cannot take.
+ */
+size_t vcmd_flow_cmd_room(const struct ibv_flow_attr *attr) IBV_HIDDEN;
+ssize_t vcmd_build_create_flow(uint32_t qp_handle,
+			       const struct ibv_flow_attr *attr,
+			       struct ib_uverbs_create_flow *cmd) IBV_HIDDEN;
+
+/*
  * The exported ibv_cmd_* return the errno they return, in errno too:
  * plug-ins built for rdma-core 44 read either.
  */

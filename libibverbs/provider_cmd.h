@@ -52,6 +52,20 @@ int ibv_cmd_create_rwq_ind_table(
 	size_t resp_size);
 int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table);
 
+/* Flow steering and flow actions (cmd_flow.c) */
+int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
+			struct ibv_flow_attr *flow_attr, void *ucmd,
+			size_t ucmd_size);
+int ibv_cmd_destroy_flow(struct ibv_flow *flow_id);
+int ibv_cmd_create_flow_action_esp(struct ibv_context *ctx,
+				   struct ibv_flow_action_esp_attr *attr,
+				   struct verbs_flow_action *flow_action,
+				   struct ibv_command_buffer *driver);
+int ibv_cmd_modify_flow_action_esp(struct verbs_flow_action *flow_action,
+				   struct ibv_flow_action_esp_attr *attr,
+				   struct ibv_command_buffer *driver);
+int ibv_cmd_destroy_flow_action(struct verbs_flow_action *action);
+
 /* Device memory (cmd_dm.c) */
 int ibv_cmd_alloc_dm(struct ibv_context *ctx,
 		     const struct ibv_alloc_dm_attr *dm_attr,
