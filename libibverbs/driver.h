@@ -12,7 +12,7 @@
  *  - a struct verbs_provider: its name, the kernel driver it serves and
  *    a constructor for contexts;
  *  - a struct verbs_ops table, installed on each context it opens with
- *    verbs_set_ops().  Unset entries fail with EOPNOTSUPP.
+ *    verbs_install_ops().  Unset entries fail with EOPNOTSUPP.
  *
  * Every object a provider creates embeds the public struct (ibv_pd, ibv_cq,
  * ...) or the extended wrapper (verbs_cq, verbs_qp, verbs_mr, ...), which
@@ -38,6 +38,7 @@
 #include <sys/types.h>
 
 #include "fork.h"
+#include "provider_abi.h"
 
 struct verbs_device;
 
@@ -272,12 +273,27 @@ struct verbs_provider {
 extern const struct verbs_provider *const verbs_providers[] IBV_HIDDEN;
 
 /*
- * A device found in sysfs.  The public struct ibv_device is what
- * ibv_get_device_list() hands out; the rest is the library's.
+ * The library's record of a uverbs device, one per device found in sysfs,
+ * whichever provider serves it.
+ *
+ * Every device an application sees starts with a struct verbs_plugin_device
+ * (rdma-core 44's struct verbs_device) whose sysfs pointer leads to the
+ * record's sysfs member: for a built-in provider that header is the
+ * record's own member own, for a plug-in it is what the plug-in's
+ * alloc_device returned, in the plug-in's memory, because the plug-in
+ * reaches its own device struct from the struct ibv_device by
+ * container_of().  The library's state stays in the record either way.
  */
 struct verbs_device {
-	struct ibv_device device;
+	/* The device header of a built-in device (unused for a plug-in). */
+	struct verbs_plugin_device own;
+	/* The header applications see: &own or the plug-in's. */
+	struct verbs_plugin_device *pub;
+	/* Filled from sysfs, handed to plug-ins (match, alloc_device). */
+	struct verbs_sysfs_dev sysfs;
+	/* Exactly one of these serves the device. */
 	const struct verbs_provider *provider;
+	const struct verbs_device_ops *plugin;
 	/* List references plus open contexts; freed at zero. */
 	int refcount;
 	int abi_version;
@@ -288,9 +304,23 @@ struct verbs_device {
 	struct verbs_device *next;
 };
 
+#ifndef container_of
+#define container_of(ptr, type, member)                                      \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+/* The library's record of any device an application holds. */
 static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
 {
-	return (struct verbs_device *)dev;
+	struct verbs_plugin_device *hdr = (struct verbs_plugin_device *)dev;
+
+	return container_of(hdr->sysfs, struct verbs_device, sysfs);
+}
+
+/* The struct ibv_device applications see for @vdev. */
+static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
+{
+	return &vdev->pub->device;
 }
 
 /*
@@ -303,6 +333,8 @@ struct verbs_ex_private {
 	uint64_t proc_token;
 	pid_t owner_pid;
 	bool imported;
+	/* RDMA_DRIVER_* a plug-in named for the context, 0 otherwise. */
+	uint32_t driver_id;
 };
 
 static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)
@@ -334,16 +366,18 @@ static inline bool verbs_obj_inherited(struct ibv_context *ctx)
 bool verbs_ctx_inherited(struct ibv_context *ctx) IBV_HIDDEN;
 
 /*
- * Provider helpers (context.c).  verbs_init_context() takes a device
- * reference and sets up the library's part; verbs_uninit_context() undoes
- * it and closes async_fd (never cmd_fd, which the library owns), so a
- * provider calls it from free_context and on alloc_context's error path.
+ * Provider helpers (verbs_context.c).  verbs_init_context() takes a device
+ * reference and sets up the library's part of a context;
+ * verbs_uninit_context(), rdma-core's exported function, undoes it and
+ * closes cmd_fd and async_fd, so a provider calls it from free_context.
+ * On alloc_context's error path a built-in provider leaves cmd_fd to its
+ * caller: it sets context.cmd_fd to -1 before calling it.
  */
 int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 		       int cmd_fd) IBV_HIDDEN;
-void verbs_uninit_context(struct verbs_context *vctx) IBV_HIDDEN;
-void verbs_set_ops(struct verbs_context *vctx,
-		   const struct verbs_ops *ops) IBV_HIDDEN;
+void verbs_uninit_context(struct verbs_context *vctx);
+void verbs_install_ops(struct verbs_context *vctx,
+		       const struct verbs_ops *ops) IBV_HIDDEN;
 
 /* The providers */
 extern const struct verbs_provider verbs_provider_rxe IBV_HIDDEN;

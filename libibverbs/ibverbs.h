@@ -22,6 +22,13 @@
 struct verbs_device **verbs_discover(int *num) IBV_HIDDEN;
 void verbs_device_get(struct verbs_device *vdev) IBV_HIDDEN;
 void verbs_device_put(struct verbs_device *vdev) IBV_HIDDEN;
+/* Free a record now: its plug-in device (uninit_device), then itself. */
+void verbs_device_free(struct verbs_device *vdev) IBV_HIDDEN;
+enum ibv_transport_type verbs_transport_of(enum ibv_node_type type)
+	IBV_HIDDEN;
+/* Names, paths and types of a struct ibv_device from the sysfs record. */
+bool verbs_fill_ibv_device(struct ibv_device *dev,
+			   const struct verbs_sysfs_dev *s) IBV_HIDDEN;
 
 /*
  * What the kernel tells over RDMA netlink about one ibdev

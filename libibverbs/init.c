@@ -10,13 +10,17 @@
  * out stay stable while the device exists.
  */
 #include <dirent.h>
+#include <endian.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "ibverbs.h"
+#include "sysfs.h"
 
 /* More uverbs devices than this in one machine are ignored. */
 #define VERBS_MAX_DEVICES 256
@@ -32,8 +36,18 @@ void verbs_device_get(struct verbs_device *vdev)
 
 void verbs_device_put(struct verbs_device *vdev)
 {
-	if (__atomic_sub_fetch(&vdev->refcount, 1, __ATOMIC_ACQ_REL) == 0)
-		free(vdev);
+	if (__atomic_sub_fetch(&vdev->refcount, 1, __ATOMIC_ACQ_REL))
+		return;
+	verbs_device_free(vdev);
+}
+
+/* A record that has no provider yet, or whose last reference went. */
+void verbs_device_free(struct verbs_device *vdev)
+{
+	if (vdev->plugin && vdev->pub != &vdev->own &&
+	    vdev->plugin->uninit_device)
+		vdev->plugin->uninit_device(vdev->pub);
+	free(vdev);
 }
 
 static int read_sysfs_int(const char *dir, const char *file, int *val)
@@ -68,7 +82,7 @@ static const struct verbs_provider *match_by_name(const char *ibdev)
 	return NULL;
 }
 
-static enum ibv_transport_type transport_of(enum ibv_node_type type)
+enum ibv_transport_type verbs_transport_of(enum ibv_node_type type)
 {
 	switch (type) {
 	case IBV_NODE_CA:
@@ -88,73 +102,152 @@ static enum ibv_transport_type transport_of(enum ibv_node_type type)
 	}
 }
 
-/* Fill the names and paths of @dev; false when one does not fit. */
-static bool set_names(struct ibv_device *dev, const char *sysfs,
-		      const char *uverbs, const char *ibdev, const char *dir)
+/*
+ * Fill the names, paths and types of @dev from the sysfs record; false
+ * when one does not fit.
+ */
+bool verbs_fill_ibv_device(struct ibv_device *dev,
+			   const struct verbs_sysfs_dev *s)
 {
-	return snprintf(dev->name, sizeof(dev->name), "%s", ibdev) <
+	dev->node_type = s->node_type;
+	dev->transport_type = verbs_transport_of(s->node_type);
+	return snprintf(dev->name, sizeof(dev->name), "%s", s->ibdev_name) <
 		       (int)sizeof(dev->name) &&
-	       snprintf(dev->dev_name, sizeof(dev->dev_name), "%s", uverbs) <
-		       (int)sizeof(dev->dev_name) &&
-	       snprintf(dev->dev_path, sizeof(dev->dev_path), "%s", dir) <
-		       (int)sizeof(dev->dev_path) &&
-	       snprintf(dev->ibdev_path, sizeof(dev->ibdev_path),
-			"%s/class/infiniband/%s", sysfs, ibdev) <
-		       (int)sizeof(dev->ibdev_path);
+	       snprintf(dev->dev_name, sizeof(dev->dev_name), "%s",
+			s->sysfs_name) < (int)sizeof(dev->dev_name) &&
+	       snprintf(dev->dev_path, sizeof(dev->dev_path),
+			"%s/class/infiniband_verbs/%s", ibv_get_sysfs_path(),
+			s->sysfs_name) < (int)sizeof(dev->dev_path) &&
+	       snprintf(dev->ibdev_path, sizeof(dev->ibdev_path), "%s",
+			s->ibdev_path) < (int)sizeof(dev->ibdev_path);
+}
+
+/* The uverbs device's char device number, from its "dev" attribute. */
+static int read_cdev(const char *dir, dev_t *cdev)
+{
+	unsigned int maj, min;
+	char buf[32];
+
+	if (ibv_read_sysfs_file(dir, "dev", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return -1;
+	*cdev = makedev(maj, min);
+	return 0;
+}
+
+static void read_node_guid(struct verbs_sysfs_dev *s)
+{
+	char buf[32];
+	__be64 guid;
+
+	if (ibv_read_sysfs_file(s->ibdev_path, "node_guid", buf,
+				sizeof(buf)) > 0 &&
+	    !verbs_parse_guid(buf, &guid)) {
+		s->node_guid = be64toh(guid);
+		s->flags |= VSYSFS_READ_NODE_GUID;
+	}
 }
 
 /*
- * Fill a device from its uverbs sysfs directory.  Returns NULL when the
- * entry is not a usable device: unreadable, an ABI outside what its
- * provider speaks, or no provider for it.
+ * Fill the sysfs record of a uverbs device, which plug-ins read too.
+ * False when the entry is not a usable device.
  */
+static bool read_sysfs_dev(struct verbs_device *vdev, const char *sysfs,
+			   const char *uverbs)
+{
+	struct verbs_sysfs_dev *s = &vdev->sysfs;
+	struct verbs_nl_devinfo nl = {};
+	char dir[IBV_SYSFS_PATH_MAX];
+	struct stat st;
+	int abi, node_type;
+
+	if (snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs/%s", sysfs,
+		     uverbs) >= (int)sizeof(dir) ||
+	    snprintf(s->sysfs_name, sizeof(s->sysfs_name), "%s", uverbs) >=
+		    (int)sizeof(s->sysfs_name))
+		return false;
+	if (ibv_read_sysfs_file(dir, "ibdev", s->ibdev_name,
+				sizeof(s->ibdev_name)) <= 0 ||
+	    read_sysfs_int(dir, "abi_version", &abi) ||
+	    read_cdev(dir, &s->sysfs_cdev))
+		return false;
+	if (snprintf(s->ibdev_path, sizeof(s->ibdev_path),
+		     "%s/class/infiniband/%s", sysfs,
+		     s->ibdev_name) >= (int)sizeof(s->ibdev_path) ||
+	    stat(s->ibdev_path, &st))
+		return false;
+	s->time_created = st.st_mtim;
+	s->abi_ver = abi;
+	if (read_sysfs_int(s->ibdev_path, "node_type", &node_type))
+		node_type = IBV_NODE_UNKNOWN;
+	s->node_type = node_type;
+	read_node_guid(s);
+
+	s->driver_id = RDMA_DRIVER_UNKNOWN;
+	s->ibdev_idx = -1;
+	if (!verbs_nl_query_device(s->ibdev_name, &nl)) {
+		s->ibdev_idx = nl.index;
+		if (nl.has_driver_id)
+			s->driver_id = nl.driver_id;
+	}
+
+	vdev->refcount = 1;
+	vdev->abi_version = abi;
+	vdev->uverbs_index = atoi(uverbs + strlen("uverbs"));
+	vdev->kernel_index = s->ibdev_idx;
+	vdev->driver_id = s->driver_id;
+	return true;
+}
+
+/* The built-in provider for @vdev, if any. */
+static const struct verbs_provider *builtin_for(struct verbs_device *vdev)
+{
+	const struct verbs_provider *prov = NULL;
+	int abi = vdev->sysfs.abi_ver;
+
+	if (vdev->sysfs.driver_id != RDMA_DRIVER_UNKNOWN)
+		prov = match_by_driver(vdev->sysfs.driver_id);
+	if (!prov)
+		prov = match_by_name(vdev->sysfs.ibdev_name);
+	if (!prov || abi < prov->min_abi || abi > prov->max_abi)
+		return NULL;
+	return prov;
+}
+
+/* Serve @vdev by a built-in provider; false when none matches. */
+static bool bind_builtin(struct verbs_device *vdev)
+{
+	const struct verbs_provider *prov = builtin_for(vdev);
+
+	if (!prov)
+		return false;
+	vdev->provider = prov;
+	vdev->driver_id = prov->driver_id;
+	vdev->own.sysfs = &vdev->sysfs;
+	vdev->own.refcount = 1;
+	vdev->pub = &vdev->own;
+	return verbs_fill_ibv_device(&vdev->own.device, &vdev->sysfs);
+}
+
+/* A record of the uverbs entry, not yet bound to a provider. */
 static struct verbs_device *probe_uverbs(const char *sysfs,
 					 const char *uverbs)
 {
-	struct verbs_nl_devinfo nl = {};
-	const struct verbs_provider *prov = NULL;
-	struct verbs_device *vdev;
-	char ibdev[IBV_SYSFS_NAME_MAX];
-	char dir[IBV_SYSFS_PATH_MAX];
-	int abi, node_type, kernel_index = -1;
+	struct verbs_device *vdev = calloc(1, sizeof(*vdev));
 
-	if (snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs/%s", sysfs,
-		     uverbs) >= (int)sizeof(dir))
-		return NULL;
-	if (ibv_read_sysfs_file(dir, "ibdev", ibdev, sizeof(ibdev)) <= 0 ||
-	    read_sysfs_int(dir, "abi_version", &abi))
-		return NULL;
-
-	if (!verbs_nl_query_device(ibdev, &nl)) {
-		kernel_index = nl.index;
-		if (nl.has_driver_id)
-			prov = match_by_driver(nl.driver_id);
-	}
-	if (!prov)
-		prov = match_by_name(ibdev);
-	if (!prov || abi < prov->min_abi || abi > prov->max_abi)
-		return NULL;
-
-	vdev = calloc(1, sizeof(*vdev));
 	if (!vdev)
 		return NULL;
-	vdev->provider = prov;
-	vdev->refcount = 1;
-	vdev->abi_version = abi;
-	vdev->driver_id = prov->driver_id;
-	vdev->uverbs_index = atoi(uverbs + strlen("uverbs"));
-	vdev->kernel_index = kernel_index;
-
-	if (!set_names(&vdev->device, sysfs, uverbs, ibdev, dir)) {
+	if (!read_sysfs_dev(vdev, sysfs, uverbs)) {
 		free(vdev);
 		return NULL;
 	}
-
-	if (read_sysfs_int(vdev->device.ibdev_path, "node_type", &node_type))
-		node_type = IBV_NODE_UNKNOWN;
-	vdev->device.node_type = node_type;
-	vdev->device.transport_type = transport_of(node_type);
 	return vdev;
+}
+
+/* Bind a new record to its provider; false when nothing serves it. */
+static bool bind_provider(struct verbs_device *vdev)
+{
+	return bind_builtin(vdev);
 }
 
 static struct verbs_device *find_known(const struct verbs_device *probe)
@@ -162,8 +255,8 @@ static struct verbs_device *find_known(const struct verbs_device *probe)
 	struct verbs_device *vdev;
 
 	for (vdev = known_devices; vdev; vdev = vdev->next)
-		if (!strcmp(vdev->device.dev_name, probe->device.dev_name) &&
-		    !strcmp(vdev->device.name, probe->device.name))
+		if (!strcmp(vdev->sysfs.sysfs_name, probe->sysfs.sysfs_name) &&
+		    !strcmp(vdev->sysfs.ibdev_name, probe->sysfs.ibdev_name))
 			return vdev;
 	return NULL;
 }
@@ -201,6 +294,9 @@ static int scan_sysfs(struct verbs_device **out, int max)
 			free(vdev);
 			vdev = old;
 			verbs_device_get(vdev);
+		} else if (!bind_provider(vdev)) {
+			verbs_device_free(vdev);
+			continue;
 		}
 		out[n++] = vdev;
 	}

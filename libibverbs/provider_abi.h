@@ -12,17 +12,18 @@
  * extended objects a plug-in allocates (verbs_mr, verbs_cq, verbs_qp, ...)
  * are in driver.h, shared with the built-in providers.
  *
- * Nothing uses these yet: this is the foundation of plug-in loading (issue
- * 9, see Documentation/provider-abi.md).  The built-in providers keep the
- * library's own interface in driver.h (struct verbs_provider, verbs_ops,
- * verbs_device).
+ * The library loads plug-ins with these (plugin_load.c, plugin_device.c,
+ * plugin_context.c; see Documentation/provider-abi.md).  The built-in
+ * providers keep the library's own interface in driver.h (struct
+ * verbs_provider, verbs_ops), but every device, built-in or plug-in,
+ * starts with a struct verbs_plugin_device.
  *
  * Where upstream's name is free it is kept, as a plug-in's source and
  * symbols use it.  upstream's struct verbs_device is the library's own
  * device struct here, so its plug-in-facing twin is struct
  * verbs_plugin_device: a plug-in's alloc_device returns one (embedded in
- * the plug-in's own device struct), and the library will keep its own
- * state beside it, never inside.
+ * the plug-in's own device struct), and the library keeps its own state
+ * beside it, never inside.
  */
 #ifndef IBV_PROVIDER_ABI_H
 #define IBV_PROVIDER_ABI_H
@@ -34,8 +35,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "driver.h"
-
+struct verbs_mr;
 struct verbs_plugin_device;
 struct verbs_sysfs_dev;
 
@@ -294,5 +294,11 @@ struct ibv_command_buffer {
 
 /* uhw_in_idx / uhw_out_idx: no driver data of that direction. */
 #define IBV_COMMAND_UHW_NO_INDEX 0xFF
+
+/*
+ * Last, for the extended objects (verbs_mr, verbs_cq, ...) that users of
+ * this header need as well: driver.h includes this header first itself.
+ */
+#include "driver.h"
 
 #endif /* IBV_PROVIDER_ABI_H */

@@ -39,7 +39,7 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 
 	vctx->priv = priv;
 	vctx->sz = sizeof(*vctx);
-	ctx->device = &vdev->device;
+	ctx->device = verbs_dev_ibv(vdev);
 	ctx->cmd_fd = cmd_fd;
 	ctx->async_fd = -1;
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -48,10 +48,19 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 	return 0;
 }
 
-void verbs_uninit_context(struct verbs_context *vctx)
+/*
+ * rdma-core's semantics: the context's descriptors go with it.  Closing
+ * them touches only this process's file table, so the same teardown is
+ * right in a fork child: the parent's open file descriptions, and with
+ * them its kernel objects, stay alive.
+ */
+IBV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
 {
 	struct ibv_context *ctx = &vctx->context;
 
+	if (ctx->cmd_fd >= 0)
+		close(ctx->cmd_fd);
+	ctx->cmd_fd = -1;
 	if (ctx->async_fd >= 0)
 		close(ctx->async_fd);
 	ctx->async_fd = -1;
@@ -67,7 +76,7 @@ void verbs_uninit_context(struct verbs_context *vctx)
  * functions; every other public slot gets a library wrapper that checks
  * arguments and the child guard before calling the provider.
  */
-void verbs_set_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
+void verbs_install_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
 {
 	struct ibv_context_ops *pub = &vctx->context.ops;
 
@@ -127,6 +136,7 @@ IBV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (fd < 0)
 		return NULL;
 
+	/* A built-in provider leaves fd to us when it fails. */
 	ctx = alloc_context(verbs_get_device(device), fd, false);
 	if (!ctx) {
 		err = errno;
@@ -140,19 +150,13 @@ IBV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 static struct verbs_device *find_device_by_rdev(dev_t rdev)
 {
 	struct verbs_device **list, *found = NULL;
-	char buf[32];
-	unsigned int maj, min;
 	int num, i;
 
 	list = verbs_discover(&num);
 	if (!list)
 		return NULL;
 	for (i = 0; i < num && !found; i++) {
-		if (ibv_read_sysfs_file(list[i]->device.dev_path, "dev", buf,
-					sizeof(buf)) <= 0)
-			continue;
-		if (sscanf(buf, "%u:%u", &maj, &min) == 2 &&
-		    makedev(maj, min) == rdev) {
+		if (list[i]->sysfs.sysfs_cdev == rdev) {
 			found = list[i];
 			verbs_device_get(found);
 		}
@@ -186,22 +190,15 @@ IBV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 
 IBV_EXPORT int ibv_close_device(struct ibv_context *ctx)
 {
-	int cmd_fd;
-
 	if (!ctx) {
 		errno = EINVAL;
 		return -1;
 	}
 
 	/*
-	 * Closing descriptors touches only this process's file table, so
-	 * the same teardown is right in a fork child: the parent's open
-	 * file descriptions, and with them its kernel objects, stay alive.
 	 * The provider's free_context calls verbs_uninit_context(), which
-	 * closes async_fd and drops the device reference.
+	 * closes cmd_fd and async_fd and drops the device reference.
 	 */
-	cmd_fd = ctx->cmd_fd;
 	verbs_ops(ctx)->free_context(ctx);
-	close(cmd_fd);
 	return 0;
 }

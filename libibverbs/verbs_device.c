@@ -11,7 +11,8 @@
 IBV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	struct verbs_device **list;
-	int num = 0;
+	struct ibv_device **out;
+	int num = 0, i;
 
 	/* The first call is where RDMAV_FORK_SAFE takes effect. */
 	verbs_fork_setup();
@@ -19,8 +20,17 @@ IBV_EXPORT struct ibv_device **ibv_get_device_list(int *num_devices)
 	list = verbs_discover(&num);
 	if (num_devices)
 		*num_devices = list ? num : 0;
-	/* struct ibv_device is the first member of struct verbs_device. */
-	return (struct ibv_device **)list;
+	if (!list)
+		return NULL;
+	/*
+	 * The application gets each device's public header, which for a
+	 * plug-in device is not the library's record: same array, each
+	 * pointer replaced in place.
+	 */
+	out = (struct ibv_device **)list;
+	for (i = 0; i < num; i++)
+		out[i] = verbs_dev_ibv(list[i]);
+	return out;
 }
 
 IBV_EXPORT void ibv_free_device_list(struct ibv_device **list)

@@ -283,7 +283,7 @@ static int rxe_query_port(struct ibv_context *ctx, uint8_t port_num,
 	return vcmd_query_port(ctx, port_num, attr);
 }
 
-/* The library closes the fds; this frees what alloc_context made. */
+/* verbs_uninit_context() closes the fds; then the struct goes. */
 static void rxe_free_context(struct ibv_context *ibctx)
 {
 	struct rxe_context *ctx =
@@ -359,10 +359,12 @@ static struct verbs_context *rxe_alloc_context(struct verbs_device *vdev,
 	if (err)
 		goto out_uninit;
 
-	verbs_set_ops(&ctx->vctx, &rxe_ops);
+	verbs_install_ops(&ctx->vctx, &rxe_ops);
 	return &ctx->vctx;
 
 out_uninit:
+	/* On failure cmd_fd stays the caller's (driver.h). */
+	ctx->vctx.context.cmd_fd = -1;
 	verbs_uninit_context(&ctx->vctx);
 out_free:
 	free(ctx);

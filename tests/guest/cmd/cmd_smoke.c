@@ -439,7 +439,7 @@ static void test_import(int fd)
 	pid_t pid;
 	int err, status = -1;
 
-	imp.context.device = &vdev.device;
+	imp.context.device = &vdev.own.device;
 	imp.context.cmd_fd = dup(fd);
 	imp.context.async_fd = 99;
 	imp.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -478,7 +478,8 @@ int main(int argc, char **argv)
 		perror(path);
 		return 2;
 	}
-	ctx->device = &vdev.device;
+	vdev.own.sysfs = &vdev.sysfs;
+	ctx->device = &vdev.own.device;
 	ctx->cmd_fd = fd;
 	ctx->async_fd = -1;
 

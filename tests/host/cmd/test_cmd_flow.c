@@ -366,7 +366,9 @@ static void test_commands(void)
 
 int main(void)
 {
-	vctx.context.device = &vdev.device;
+	vdev.own.sysfs = &vdev.sysfs;
+	vdev.pub = &vdev.own;
+	vctx.context.device = &vdev.own.device;
 	vctx.context.cmd_fd = 1000;
 	vctx.context.async_fd = -1;
 

@@ -416,7 +416,9 @@ static void test_counters(void)
 
 int main(void)
 {
-	ctx->device = &vdev.device;
+	vdev.own.sysfs = &vdev.sysfs;
+	vdev.pub = &vdev.own;
+	ctx->device = &vdev.own.device;
 	ctx->cmd_fd = 1000;
 	ctx->async_fd = -1;
 
