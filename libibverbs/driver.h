@@ -4,8 +4,9 @@
  *
  * A provider is the device-specific half of the library: it knows how a
  * device's queues look in memory and what private data its kernel driver
- * exchanges with user space.  Providers are built into libibverbs.so.1 and
- * listed in providers.c; there is no dlopen().
+ * exchanges with user space.  The built-in providers are listed in
+ * providers.c and use the interface below; provider plug-ins, built for
+ * rdma-core 44's interface (provider_abi.h), are loaded by plugin_load.c.
  *
  * A provider supplies two things:
  *

@@ -81,6 +81,7 @@ static inline bool verbs_proc_is(uint64_t token)
  */
 void verbs_fork_child_reset(void) IBV_HIDDEN;
 void verbs_devices_child_reset(void) IBV_HIDDEN;
+void verbs_plugins_child_reset(void) IBV_HIDDEN;
 
 /*
  * For those resets: keep @p, state abandoned half updated by a thread the

@@ -126,6 +126,7 @@ static uint64_t adopt(void)
 	if (adopted_token) {
 		verbs_fork_child_reset();
 		verbs_devices_child_reset();
+		verbs_plugins_child_reset();
 	}
 	t = new_token();
 	adopted_token = t;

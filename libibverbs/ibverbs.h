@@ -31,6 +31,27 @@ bool verbs_fill_ibv_device(struct ibv_device *dev,
 			   const struct verbs_sysfs_dev *s) IBV_HIDDEN;
 
 /*
+ * Provider plug-ins.  verbs_plugins_load() reads the configuration and
+ * loads the plug-ins once per process (plugin_load.c);
+ * verbs_plugin_next() walks the registered ones without a lock (start
+ * with *iter NULL); verbs_bind_plugin() lets the first matching plug-in
+ * allocate the device of a new record (plugin_device.c).
+ */
+void verbs_plugins_load(void) IBV_HIDDEN;
+const struct verbs_device_ops *verbs_plugin_next(const void **iter)
+	IBV_HIDDEN;
+bool verbs_bind_plugin(struct verbs_device *vdev) IBV_HIDDEN;
+void verbs_plugins_child_reset(void) IBV_HIDDEN;
+
+/*
+ * The library's messages, printed only when VERBS_LOG_LEVEL asks for
+ * their level (verbs_log.c).
+ */
+bool verbs_log_enabled(uint32_t level) IBV_HIDDEN;
+void verbs_log_lib(uint32_t level, const char *fmt, ...)
+	VERBS_LOG_FMT(2, 3) IBV_HIDDEN;
+
+/*
  * What the kernel tells over RDMA netlink about one ibdev
  * (device_netlink.c): its index and the driver that serves it.
  * Returns 0, or an errno when netlink is not available.

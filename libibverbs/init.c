@@ -244,10 +244,31 @@ static struct verbs_device *probe_uverbs(const char *sysfs,
 	return vdev;
 }
 
-/* Bind a new record to its provider; false when nothing serves it. */
+/*
+ * RDMAV_RXE_PROVIDER=plugin: rxe devices go to a plug-in (Debian's
+ * librxe-rdmav34.so through rxe.driver) instead of the built-in provider.
+ */
+static bool builtin_refused(const struct verbs_provider *prov)
+{
+	const char *env;
+
+	if (prov != &verbs_provider_rxe)
+		return false;
+	env = getenv("RDMAV_RXE_PROVIDER");
+	return env && !strcmp(env, "plugin");
+}
+
+/*
+ * Bind a new record to its provider: a built-in one, else the first
+ * plug-in that matches.  False when nothing serves it.
+ */
 static bool bind_provider(struct verbs_device *vdev)
 {
-	return bind_builtin(vdev);
+	const struct verbs_provider *prov = builtin_for(vdev);
+
+	if (prov && !builtin_refused(prov))
+		return bind_builtin(vdev);
+	return verbs_bind_plugin(vdev);
 }
 
 static struct verbs_device *find_known(const struct verbs_device *probe)

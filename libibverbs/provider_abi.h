@@ -296,6 +296,32 @@ struct ibv_command_buffer {
 #define IBV_COMMAND_UHW_NO_INDEX 0xFF
 
 /*
+ * The IBVERBS_PRIVATE_34 functions a plug-in calls, with rdma-core 44's
+ * signatures (its libibverbs/driver.h).
+ */
+
+/* Called by a plug-in's constructor: the library may now match it. */
+void verbs_register_driver_34(const struct verbs_device_ops *ops);
+
+/* __verbs_log() levels, as VERBS_LOG_LEVEL gives them. */
+enum {
+	VERBS_LOG_LEVEL_NONE,
+	VERBS_LOG_ERR,
+	VERBS_LOG_WARN,
+	VERBS_LOG_INFO,
+	VERBS_LOG_DEBUG,
+};
+
+#define VERBS_LOG_FMT(a, b) __attribute__((format(printf, a, b)))
+
+void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt,
+		 ...) VERBS_LOG_FMT(3, 4);
+
+int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
+			      struct verbs_sysfs_dev *sysfs_dev,
+			      const char *fnfmt, ...) VERBS_LOG_FMT(4, 5);
+
+/*
  * Last, for the extended objects (verbs_mr, verbs_cq, ...) that users of
  * this header need as well: driver.h includes this header first itself.
  */

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Loading provider plug-ins, as rdma-core 44 does and documents.
+ *
+ * Each regular file in the configuration directory (/etc/libibverbs.d, or
+ * $IBV_CONFIG_DIR) holds lines "driver NAME"; blank lines and lines
+ * starting with '#' are skipped, other lines ignored.  NAME is loaded with
+ * dlopen(RTLD_NOW) as lib<NAME>-rdmav34.so from the provider directory
+ * (VERBS_PROVIDER_DIR at build time, then Debian's multiarch directory, so
+ * that a build installed under /usr/local still finds the distribution's
+ * plug-ins, then the loader's search path); an absolute NAME is loaded as
+ * NAME-rdmav34.so.  The plug-in's constructor registers its
+ * verbs_device_ops with verbs_register_driver_34().
+ *
+ * Loading happens once per process, the first time a scan finds a device
+ * no built-in provider serves.  Whatever fails (an unreadable file, a
+ * library that does not load, one that registers nothing) is skipped with
+ * a message only when VERBS_LOG_LEVEL asks for it.
+ *
+ * Locks.  The constructors run inside dlopen(), in the thread that loads,
+ * while it holds load_lock (and the device list's lock): so registering
+ * takes only reg_lock, which is never held across a call out of this
+ * file, and readers walk the registry without a lock (it only grows, each
+ * entry published complete with a release store).  A fork child resets
+ * both locks like every other library lock (verbs_plugins_child_reset()).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ibverbs.h"
+
+#define VERBS_PROVIDER_SUFFIX "-rdmav34.so"
+
+struct plugin_reg {
+	const struct verbs_device_ops *ops;
+	struct plugin_reg *next;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct plugin_reg *reg_head;
+static struct plugin_reg **reg_tail = &reg_head;
+static unsigned int reg_count;
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool plugins_loaded;
+
+static bool registered(const struct verbs_device_ops *ops)
+{
+	struct plugin_reg *r;
+
+	for (r = reg_head; r; r = r->next)
+		if (r->ops == ops)
+			return true;
+	return false;
+}
+
+IBV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
+{
+	struct plugin_reg *r;
+
+	if (!ops || !ops->alloc_device || !ops->alloc_context) {
+		verbs_log_lib(VERBS_LOG_WARN,
+			      "libibverbs: ignoring a plug-in that registered "
+			      "no device or context constructor\n");
+		return;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	r->ops = ops;
+
+	verbs_proc_enter();
+	pthread_mutex_lock(&reg_lock);
+	if (registered(ops)) {
+		pthread_mutex_unlock(&reg_lock);
+		free(r);
+		return;
+	}
+	__atomic_store_n(reg_tail, r, __ATOMIC_RELEASE);
+	reg_tail = &r->next;
+	__atomic_add_fetch(&reg_count, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&reg_lock);
+	verbs_log_lib(VERBS_LOG_DEBUG, "libibverbs: plug-in %s registered\n",
+		      ops->name ? ops->name : "(unnamed)");
+}
+
+const struct verbs_device_ops *verbs_plugin_next(const void **iter)
+{
+	const struct plugin_reg *r = *iter;
+
+	r = r ? __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)
+	      : __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE);
+	*iter = r;
+	return r ? r->ops : NULL;
+}
+
+static unsigned int count_registered(void)
+{
+	return __atomic_load_n(&reg_count, __ATOMIC_ACQUIRE);
+}
+
+static void *try_dlopen(const char *path)
+{
+	void *h = dlopen(path, RTLD_NOW);
+
+	if (!h)
+		verbs_log_lib(VERBS_LOG_DEBUG, "libibverbs: %s\n", dlerror());
+	return h;
+}
+
+static void load_one(const char *name)
+{
+	static const char *const dirs[] = {
+		VERBS_PROVIDER_DIR,
+		VERBS_PROVIDER_FALLBACK_DIR,
+	};
+	unsigned int before = count_registered();
+	char path[4096];
+	void *h = NULL;
+	size_t i;
+
+	if (name[0] == '/') {
+		if (snprintf(path, sizeof(path), "%s" VERBS_PROVIDER_SUFFIX,
+			     name) < (int)sizeof(path))
+			h = try_dlopen(path);
+	} else {
+		for (i = 0; !h && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			if (!dirs[i][0] || (i && !strcmp(dirs[i], dirs[0])))
+				continue;
+			if (snprintf(path, sizeof(path),
+				     "%s/lib%s" VERBS_PROVIDER_SUFFIX, dirs[i],
+				     name) < (int)sizeof(path))
+				h = try_dlopen(path);
+		}
+		/* Last, the loader's own search path, as upstream. */
+		if (!h && snprintf(path, sizeof(path),
+				   "lib%s" VERBS_PROVIDER_SUFFIX,
+				   name) < (int)sizeof(path))
+			h = try_dlopen(path);
+	}
+
+	if (!h) {
+		verbs_log_lib(VERBS_LOG_WARN,
+			      "libibverbs: could not load driver '%s'\n",
+			      name);
+		return;
+	}
+	/* Already loaded (an application linked it) registers nothing. */
+	if (count_registered() == before)
+		verbs_log_lib(VERBS_LOG_INFO,
+			      "libibverbs: %s registered no new driver\n",
+			      path);
+}
+
+/* Load the drivers one configuration file names. */
+static void read_config_file(const char *path)
+{
+	char *line = NULL, *p, *word, *save;
+	size_t cap = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		verbs_log_lib(VERBS_LOG_WARN,
+			      "libibverbs: cannot read config file %s\n",
+			      path);
+		return;
+	}
+	while (getline(&line, &cap, f) != -1) {
+		p = line + strspn(line, " \t");
+		if (*p == '#' || *p == '\n' || !*p)
+			continue;
+		word = strtok_r(p, " \t\n", &save);
+		if (!word || strcmp(word, "driver")) {
+			verbs_log_lib(VERBS_LOG_INFO,
+				      "libibverbs: ignoring '%s' in %s\n",
+				      word ? word : "", path);
+			continue;
+		}
+		word = strtok_r(NULL, " \t\n", &save);
+		if (word)
+			load_one(word);
+	}
+	free(line);
+	fclose(f);
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void read_config_dir(void)
+{
+	/* A set-uid program loads only what the system configures. */
+	const char *dir = secure_getenv("IBV_CONFIG_DIR");
+	struct dirent **ents;
+	char path[4096];
+	struct stat st;
+	int n, i;
+
+	if (!dir || !dir[0])
+		dir = IBV_CONFIG_DIR;
+	n = scandir(dir, &ents, NULL, by_name);
+	if (n < 0) {
+		verbs_log_lib(VERBS_LOG_WARN,
+			      "libibverbs: cannot open config directory %s\n",
+			      dir);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (ents[i]->d_name[0] != '.' &&
+		    snprintf(path, sizeof(path), "%s/%s", dir,
+			     ents[i]->d_name) < (int)sizeof(path) &&
+		    !stat(path, &st) && S_ISREG(st.st_mode))
+			read_config_file(path);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+void verbs_plugins_load(void)
+{
+	int cancel;
+
+	verbs_proc_enter();
+	/* dlopen() and the files read are cancellation points. */
+	cancel = verbs_nocancel_begin();
+	pthread_mutex_lock(&load_lock);
+	if (!plugins_loaded) {
+		read_config_dir();
+		plugins_loaded = true;
+	}
+	pthread_mutex_unlock(&load_lock);
+	verbs_nocancel_end(cancel);
+}
+
+/*
+ * In a child: a lock a thread of the parent held is reset.  A load that
+ * was under way is done again (libraries already loaded just return their
+ * handle); an append to the registry that was under way either published
+ * its entry or not, and the tail is found again from the list.
+ */
+void verbs_plugins_child_reset(void)
+{
+	struct plugin_reg **t;
+
+	if (pthread_mutex_trylock(&load_lock)) {
+		pthread_mutex_init(&load_lock, NULL);
+		plugins_loaded = false;
+	} else {
+		pthread_mutex_unlock(&load_lock);
+	}
+	if (pthread_mutex_trylock(&reg_lock)) {
+		pthread_mutex_init(&reg_lock, NULL);
+		reg_count = 0;
+		for (t = &reg_head; *t; t = &(*t)->next)
+			reg_count++;
+		reg_tail = t;
+	} else {
+		pthread_mutex_unlock(&reg_lock);
+	}
+}
