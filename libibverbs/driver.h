@@ -6,7 +6,8 @@
  * device's queues look in memory and what private data its kernel driver
  * exchanges with user space.  The built-in providers are listed in
  * providers.c and use the interface below; provider plug-ins, built for
- * rdma-core 44's interface (provider_abi.h), are loaded by plugin_load.c.
+ * rdma-core 44's interface (provider_abi.h), are loaded by plugin_load.c
+ * and adapted to this one by plugin_context.c.
  *
  * A provider supplies two things:
  *
@@ -336,6 +337,9 @@ struct verbs_ex_private {
 	bool imported;
 	/* RDMA_DRIVER_* a plug-in named for the context, 0 otherwise. */
 	uint32_t driver_id;
+	/* A plug-in's context: its ops, as verbs_set_ops() collected them. */
+	bool plugin;
+	struct verbs_context_ops plugin_ops;
 };
 
 static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)

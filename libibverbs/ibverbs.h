@@ -42,6 +42,14 @@ const struct verbs_device_ops *verbs_plugin_next(const void **iter)
 	IBV_HIDDEN;
 bool verbs_bind_plugin(struct verbs_device *vdev) IBV_HIDDEN;
 void verbs_plugins_child_reset(void) IBV_HIDDEN;
+/*
+ * Open or import a context on a plug-in device (plugin_context.c).  The
+ * plug-in owns cmd_fd from the call on, and closes it when it fails.
+ */
+struct ibv_context *verbs_plugin_open(struct verbs_device *vdev, int cmd_fd,
+				      void *private_data) IBV_HIDDEN;
+struct ibv_context *verbs_plugin_import(struct verbs_device *vdev,
+					int cmd_fd) IBV_HIDDEN;
 
 /*
  * The library's messages, printed only when VERBS_LOG_LEVEL asks for

@@ -321,6 +321,23 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,
 			      const char *fnfmt, ...) VERBS_LOG_FMT(4, 5);
 
+/* Contexts (plugin_context.c) */
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
+				    size_t alloc_size,
+				    struct verbs_context *context_offset,
+				    uint32_t driver_id);
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
+		   struct ibv_comp_channel *channel, void *cq_context);
+struct ibv_context *verbs_open_device(struct ibv_device *device,
+				      void *private_data);
+/*
+ * When set (RDMAV_ALLOW_DISASSOC_DESTROY), a destroy command the kernel
+ * fails with EIO because the device was disassociated counts as done.
+ */
+extern bool verbs_allow_disassociate_destroy;
+
 /*
  * Last, for the extended objects (verbs_mr, verbs_cq, ...) that users of
  * this header need as well: driver.h includes this header first itself.

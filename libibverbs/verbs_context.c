@@ -80,7 +80,8 @@ void verbs_install_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
 {
 	struct ibv_context_ops *pub = &vctx->context.ops;
 
-	vctx->priv->ops = *ops;
+	if (ops != &vctx->priv->ops)
+		vctx->priv->ops = *ops;
 
 	pub->poll_cq = ops->poll_cq;
 	pub->req_notify_cq = ops->req_notify_cq;
@@ -124,26 +125,41 @@ static struct ibv_context *alloc_context(struct verbs_device *vdev,
 	return &vctx->context;
 }
 
-IBV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+/*
+ * rdma-core's entry point with the plug-in's private data (mlx5dv_open_
+ * device passes its attributes); built-in providers take none.
+ */
+IBV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
+						 void *private_data)
 {
+	struct verbs_device *vdev;
 	struct ibv_context *ctx;
 	int fd, err;
 
 	if (!device)
 		return verbs_null_errno(EINVAL);
+	vdev = verbs_get_device(device);
 
 	fd = open_cdev(device);
 	if (fd < 0)
 		return NULL;
 
+	if (vdev->plugin)
+		return verbs_plugin_open(vdev, fd, private_data);
+
 	/* A built-in provider leaves fd to us when it fails. */
-	ctx = alloc_context(verbs_get_device(device), fd, false);
+	ctx = alloc_context(vdev, fd, false);
 	if (!ctx) {
 		err = errno;
 		close(fd);
 		errno = err;
 	}
 	return ctx;
+}
+
+IBV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	return verbs_open_device(device, NULL);
 }
 
 /* Find the discovered device whose character device is @rdev. */
@@ -180,10 +196,18 @@ IBV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 	if (!vdev)
 		return verbs_null_errno(ENODEV);
 
-	/* On success the context owns cmd_fd: close_device closes it. */
-	ctx = alloc_context(vdev, cmd_fd, true);
-	if (ctx)
-		verbs_priv(ctx)->imported = true;
+	/*
+	 * On success the context owns cmd_fd: close_device closes it.  On
+	 * failure a built-in provider leaves it to the caller; a plug-in
+	 * closes it, as with rdma-core.
+	 */
+	if (vdev->plugin) {
+		ctx = verbs_plugin_import(vdev, cmd_fd);
+	} else {
+		ctx = alloc_context(vdev, cmd_fd, true);
+		if (ctx)
+			verbs_priv(ctx)->imported = true;
+	}
 	verbs_device_put(vdev);
 	return ctx;
 }

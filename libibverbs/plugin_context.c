@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Contexts of provider plug-ins.
+ *
+ * A plug-in allocates its context struct with
+ * _verbs_init_and_alloc_context(), which sets up the library's part (the
+ * same verbs_init_context() as for built-in providers: private state, the
+ * fork guard's process token, a device reference), and hands its ops to
+ * verbs_set_ops(), possibly several times, each call adding the ops it
+ * sets.  The library copies them into its own memory (the context's
+ * private state) and never lets an application reach them unguarded:
+ *
+ *  - the library's struct verbs_ops for the context points at the
+ *    plug-in's functions, so every public verb that goes through it keeps
+ *    its argument checks and the child guard (verbs_*.c);
+ *  - the data-path slots of struct ibv_context_ops that inline verbs call
+ *    (poll_cq, req_notify_cq, post_send, post_recv, post_srq_recv,
+ *    bind_mw) get library wrappers that refuse an inherited context with
+ *    one load and compare (EPERM, as the built-in rxe provider), then call
+ *    the plug-in;
+ *  - every extended slot of struct verbs_context the plug-in provides gets
+ *    a wrapper that checks the child guard (the full check, control path)
+ *    before the plug-in runs.  Destroy-type ops are not refused: in a
+ *    child the command layer sends no kernel command for them and the
+ *    plug-in frees its user-space copy, as for the built-in provider.
+ *
+ * What a plug-in can still reach directly is its own: callbacks it
+ * installs in objects (ibv_qp_ex, ibv_cq_ex) and direct-verbs functions
+ * (mlx5dv_*); see Documentation/provider-abi.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ibverbs.h"
+
+/* Set from RDMAV_ALLOW_DISASSOC_DESTROY (or mlx4's old variable). */
+IBV_EXPORT bool verbs_allow_disassociate_destroy;
+
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, "0");
+}
+
+__attribute__((constructor)) static void disassoc_init(void)
+{
+	verbs_allow_disassociate_destroy =
+		env_on("RDMAV_ALLOW_DISASSOC_DESTROY") ||
+		env_on("MLX4_DEVICE_FATAL_CLEANUP");
+}
+
+static inline const struct verbs_context_ops *pops(struct ibv_context *ctx)
+{
+	return &verbs_priv(ctx)->plugin_ops;
+}
+
+/* The guards: true (errno set) when the verb must stop. */
+static bool refuse(struct ibv_context *ctx)
+{
+	if (verbs_ctx_inherited(ctx)) {
+		errno = EPERM;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Data path.  The plug-in's slots are never NULL here: its table starts
+ * out filled with the stubs below.
+ */
+static int pl_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	if (verbs_obj_inherited(cq->context)) {
+		errno = EPERM;
+		return -EPERM;
+	}
+	return pops(cq->context)->poll_cq(cq, n, wc);
+}
+
+static int pl_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	if (verbs_obj_inherited(cq->context))
+		return EPERM;
+	return pops(cq->context)->req_notify_cq(cq, solicited_only);
+}
+
+static int pl_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	if (verbs_obj_inherited(qp->context)) {
+		*bad_wr = wr;
+		return EPERM;
+	}
+	return pops(qp->context)->post_send(qp, wr, bad_wr);
+}
+
+static int pl_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	if (verbs_obj_inherited(qp->context)) {
+		*bad_wr = wr;
+		return EPERM;
+	}
+	return pops(qp->context)->post_recv(qp, wr, bad_wr);
+}
+
+static int pl_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	if (verbs_obj_inherited(srq->context)) {
+		*bad_wr = wr;
+		return EPERM;
+	}
+	return pops(srq->context)->post_srq_recv(srq, wr, bad_wr);
+}
+
+static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		      struct ibv_mw_bind *mw_bind)
+{
+	if (verbs_obj_inherited(qp->context))
+		return EPERM;
+	return pops(qp->context)->bind_mw(qp, mw, mw_bind);
+}
+
+static int pl_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
+			   struct ibv_ops_wr **bad_op)
+{
+	if (verbs_obj_inherited(srq->context)) {
+		*bad_op = op;
+		return EPERM;
+	}
+	return pops(srq->context)->post_srq_ops(srq, op, bad_op);
+}
+
+/* What a plug-in without a data-path op gets, as rdma-core's dummies. */
+static int stub_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	errno = EOPNOTSUPP;
+	return -EOPNOTSUPP;
+}
+
+static int stub_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return EOPNOTSUPP;
+}
+
+static int stub_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int stub_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int stub_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int stub_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			struct ibv_mw_bind *mw_bind)
+{
+	return EOPNOTSUPP;
+}
+
+static int stub_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
+			     struct ibv_ops_wr **bad_op)
+{
+	*bad_op = op;
+	return EOPNOTSUPP;
+}
+
+/*
+ * Ops the library's verbs call without looking (destroys, modify_qp):
+ * a plug-in that lacks one can have no such object, but must not crash.
+ */
+static int stub_obj(void)
+{
+	return EOPNOTSUPP;
+}
+
+static int stub_dealloc_pd(struct ibv_pd *pd)
+{
+	return stub_obj();
+}
+
+static int stub_dereg_mr(struct verbs_mr *vmr)
+{
+	return stub_obj();
+}
+
+static int stub_destroy_cq(struct ibv_cq *cq)
+{
+	return stub_obj();
+}
+
+static int stub_destroy_srq(struct ibv_srq *srq)
+{
+	return stub_obj();
+}
+
+static int stub_destroy_qp(struct ibv_qp *qp)
+{
+	return stub_obj();
+}
+
+static int stub_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			  int attr_mask)
+{
+	return stub_obj();
+}
+
+static int stub_destroy_ah(struct ibv_ah *ah)
+{
+	return stub_obj();
+}
+
+/* A plug-in without free_context: the library's part at least goes. */
+static void stub_free_context(struct ibv_context *ctx)
+{
+	verbs_uninit_context(verbs_get_ctx(ctx));
+}
+
+/*
+ * The extended slots of struct verbs_context: guard, then the plug-in.
+ * Int ops return the errno, constructors NULL with errno, as the inline
+ * verbs in verbs.h expect.
+ */
+static int pl_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			uint32_t flags, struct ibv_sge *sg_list,
+			uint32_t num_sges)
+{
+	if (refuse(pd->context))
+		return EPERM;
+	return pops(pd->context)->advise_mr(pd, advice, flags, sg_list,
+					    num_sges);
+}
+
+static struct ibv_mr *pl_alloc_null_mr(struct ibv_pd *pd)
+{
+	if (refuse(pd->context))
+		return NULL;
+	return pops(pd->context)->alloc_null_mr(pd);
+}
+
+static int pl_read_counters(struct ibv_counters *counters,
+			    uint64_t *counters_value, uint32_t ncounters,
+			    uint32_t flags)
+{
+	if (refuse(counters->context))
+		return EPERM;
+	return pops(counters->context)->read_counters(counters, counters_value,
+						      ncounters, flags);
+}
+
+static int pl_attach_counters_point_flow(struct ibv_counters *counters,
+					 struct ibv_counter_attach_attr *attr,
+					 struct ibv_flow *flow)
+{
+	if (refuse(counters->context))
+		return EPERM;
+	return pops(counters->context)->attach_counters_point_flow(counters,
+								   attr, flow);
+}
+
+static struct ibv_counters *
+pl_create_counters(struct ibv_context *ctx,
+		   struct ibv_counters_init_attr *init_attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->create_counters(ctx, init_attr);
+}
+
+static int pl_destroy_counters(struct ibv_counters *counters)
+{
+	return pops(counters->context)->destroy_counters(counters);
+}
+
+static struct ibv_mr *pl_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+				   uint64_t dm_offset, size_t length,
+				   unsigned int access)
+{
+	if (refuse(pd->context))
+		return NULL;
+	return pops(pd->context)->reg_dm_mr(pd, dm, dm_offset, length, access);
+}
+
+static struct ibv_dm *pl_alloc_dm(struct ibv_context *ctx,
+				  struct ibv_alloc_dm_attr *attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->alloc_dm(ctx, attr);
+}
+
+static int pl_free_dm(struct ibv_dm *dm)
+{
+	return pops(dm->context)->free_dm(dm);
+}
+
+static int pl_modify_flow_action_esp(struct ibv_flow_action *action,
+				     struct ibv_flow_action_esp_attr *attr)
+{
+	if (refuse(action->context))
+		return EPERM;
+	return pops(action->context)->modify_flow_action_esp(action, attr);
+}
+
+static int pl_destroy_flow_action(struct ibv_flow_action *action)
+{
+	return pops(action->context)->destroy_flow_action(action);
+}
+
+static struct ibv_flow_action *
+pl_create_flow_action_esp(struct ibv_context *ctx,
+			  struct ibv_flow_action_esp_attr *attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->create_flow_action_esp(ctx, attr);
+}
+
+static int pl_modify_qp_rate_limit(struct ibv_qp *qp,
+				   struct ibv_qp_rate_limit_attr *attr)
+{
+	if (refuse(qp->context))
+		return EPERM;
+	return pops(qp->context)->modify_qp_rate_limit(qp, attr);
+}
+
+static struct ibv_pd *
+pl_alloc_parent_domain(struct ibv_context *ctx,
+		       struct ibv_parent_domain_init_attr *attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->alloc_parent_domain(ctx, attr);
+}
+
+static int pl_dealloc_td(struct ibv_td *td)
+{
+	return pops(td->context)->dealloc_td(td);
+}
+
+static struct ibv_td *pl_alloc_td(struct ibv_context *ctx,
+				  struct ibv_td_init_attr *init_attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->alloc_td(ctx, init_attr);
+}
+
+static int pl_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
+{
+	if (refuse(cq->context))
+		return EPERM;
+	return pops(cq->context)->modify_cq(cq, attr);
+}
+
+static int pl_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table)
+{
+	return pops(table->context)->destroy_rwq_ind_table(table);
+}
+
+static struct ibv_rwq_ind_table *
+pl_create_rwq_ind_table(struct ibv_context *ctx,
+			struct ibv_rwq_ind_table_init_attr *init_attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->create_rwq_ind_table(ctx, init_attr);
+}
+
+static int pl_destroy_wq(struct ibv_wq *wq)
+{
+	return pops(wq->context)->destroy_wq(wq);
+}
+
+static int pl_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
+{
+	if (refuse(wq->context))
+		return EPERM;
+	return pops(wq->context)->modify_wq(wq, attr);
+}
+
+static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
+				   struct ibv_wq_init_attr *attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->create_wq(ctx, attr);
+}
+
+static int pl_query_rt_values(struct ibv_context *ctx,
+			      struct ibv_values_ex *values)
+{
+	if (refuse(ctx))
+		return EPERM;
+	return pops(ctx)->query_rt_values(ctx, values);
+}
+
+static int pl_destroy_flow(struct ibv_flow *flow)
+{
+	return pops(flow->context)->destroy_flow(flow);
+}
+
+static struct ibv_flow *pl_create_flow(struct ibv_qp *qp,
+				       struct ibv_flow_attr *flow_attr)
+{
+	if (refuse(qp->context))
+		return NULL;
+	return pops(qp->context)->create_flow(qp, flow_attr);
+}
+
+static struct ibv_qp *pl_open_qp(struct ibv_context *ctx,
+				 struct ibv_qp_open_attr *attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->open_qp(ctx, attr);
+}
+
+static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
+				     struct ibv_xrcd_init_attr *init_attr)
+{
+	if (refuse(ctx))
+		return NULL;
+	return pops(ctx)->open_xrcd(ctx, init_attr);
+}
+
+static int pl_close_xrcd(struct ibv_xrcd *xrcd)
+{
+	return pops(xrcd->context)->close_xrcd(xrcd);
+}
+
+/* Point the library's ops at the plug-in's (NULL stays NULL). */
+static void fill_lib_ops(struct verbs_ops *o, const struct verbs_context_ops *p)
+{
+	o->query_device_ex = p->query_device_ex;
+	o->query_port = p->query_port;
+	o->async_event = p->async_event;
+	o->free_context = p->free_context ? p->free_context : stub_free_context;
+
+	o->alloc_pd = p->alloc_pd;
+	o->dealloc_pd = p->dealloc_pd ? p->dealloc_pd : stub_dealloc_pd;
+	o->reg_mr = p->reg_mr;
+	o->reg_dmabuf_mr = p->reg_dmabuf_mr;
+	o->rereg_mr = p->rereg_mr;
+	o->dereg_mr = p->dereg_mr ? p->dereg_mr : stub_dereg_mr;
+	o->alloc_mw = p->alloc_mw;
+	o->dealloc_mw = p->dealloc_mw;
+	o->bind_mw = p->bind_mw;
+
+	o->create_cq = p->create_cq;
+	o->create_cq_ex = p->create_cq_ex;
+	o->poll_cq = p->poll_cq;
+	o->req_notify_cq = p->req_notify_cq;
+	o->cq_event = p->cq_event;
+	o->resize_cq = p->resize_cq;
+	o->destroy_cq = p->destroy_cq ? p->destroy_cq : stub_destroy_cq;
+
+	o->create_srq = p->create_srq;
+	o->create_srq_ex = p->create_srq_ex;
+	o->modify_srq = p->modify_srq;
+	o->query_srq = p->query_srq;
+	o->destroy_srq = p->destroy_srq ? p->destroy_srq : stub_destroy_srq;
+	o->post_srq_recv = p->post_srq_recv;
+	o->get_srq_num = p->get_srq_num;
+
+	o->create_qp = p->create_qp;
+	o->create_qp_ex = p->create_qp_ex;
+	o->query_qp = p->query_qp;
+	o->modify_qp = p->modify_qp ? p->modify_qp : stub_modify_qp;
+	o->destroy_qp = p->destroy_qp ? p->destroy_qp : stub_destroy_qp;
+	o->post_send = p->post_send;
+	o->post_recv = p->post_recv;
+	o->query_ece = p->query_ece;
+	o->set_ece = p->set_ece;
+
+	o->create_ah = p->create_ah;
+	o->destroy_ah = p->destroy_ah ? p->destroy_ah : stub_destroy_ah;
+	o->attach_mcast = p->attach_mcast;
+	o->detach_mcast = p->detach_mcast;
+}
+
+/* An extended slot: the wrapper when the plug-in has the op. */
+#define PL_SLOT(vctx, p, slot, op, wrapper)                                  \
+	((vctx)->slot = (p)->op ? (wrapper) : NULL)
+
+/*
+ * Install the public slots for the plug-in ops collected so far.  The
+ * library's own wrappers (query_port, query_device_ex, create_cq_ex, ...,
+ * alloc_mw) come from verbs_install_ops(); the rest are here.
+ */
+static void install_public(struct verbs_context *vctx)
+{
+	const struct verbs_context_ops *p = &vctx->priv->plugin_ops;
+	struct ibv_context_ops *pub = &vctx->context.ops;
+
+	verbs_install_ops(vctx, &vctx->priv->ops);
+
+	pub->poll_cq = pl_poll_cq;
+	pub->req_notify_cq = pl_req_notify_cq;
+	pub->post_send = pl_post_send;
+	pub->post_recv = pl_post_recv;
+	pub->post_srq_recv = pl_post_srq_recv;
+	pub->bind_mw = pl_bind_mw;
+	vctx->post_srq_ops = pl_post_srq_ops;
+
+	PL_SLOT(vctx, p, advise_mr, advise_mr, pl_advise_mr);
+	PL_SLOT(vctx, p, alloc_null_mr, alloc_null_mr, pl_alloc_null_mr);
+	PL_SLOT(vctx, p, read_counters, read_counters, pl_read_counters);
+	PL_SLOT(vctx, p, attach_counters_point_flow,
+		attach_counters_point_flow, pl_attach_counters_point_flow);
+	PL_SLOT(vctx, p, create_counters, create_counters,
+		pl_create_counters);
+	PL_SLOT(vctx, p, destroy_counters, destroy_counters,
+		pl_destroy_counters);
+	PL_SLOT(vctx, p, reg_dm_mr, reg_dm_mr, pl_reg_dm_mr);
+	PL_SLOT(vctx, p, alloc_dm, alloc_dm, pl_alloc_dm);
+	PL_SLOT(vctx, p, free_dm, free_dm, pl_free_dm);
+	PL_SLOT(vctx, p, modify_flow_action_esp, modify_flow_action_esp,
+		pl_modify_flow_action_esp);
+	PL_SLOT(vctx, p, destroy_flow_action, destroy_flow_action,
+		pl_destroy_flow_action);
+	PL_SLOT(vctx, p, create_flow_action_esp, create_flow_action_esp,
+		pl_create_flow_action_esp);
+	PL_SLOT(vctx, p, modify_qp_rate_limit, modify_qp_rate_limit,
+		pl_modify_qp_rate_limit);
+	PL_SLOT(vctx, p, alloc_parent_domain, alloc_parent_domain,
+		pl_alloc_parent_domain);
+	PL_SLOT(vctx, p, dealloc_td, dealloc_td, pl_dealloc_td);
+	PL_SLOT(vctx, p, alloc_td, alloc_td, pl_alloc_td);
+	PL_SLOT(vctx, p, modify_cq, modify_cq, pl_modify_cq);
+	PL_SLOT(vctx, p, destroy_rwq_ind_table, destroy_rwq_ind_table,
+		pl_destroy_rwq_ind_table);
+	PL_SLOT(vctx, p, create_rwq_ind_table, create_rwq_ind_table,
+		pl_create_rwq_ind_table);
+	PL_SLOT(vctx, p, destroy_wq, destroy_wq, pl_destroy_wq);
+	PL_SLOT(vctx, p, modify_wq, modify_wq, pl_modify_wq);
+	PL_SLOT(vctx, p, create_wq, create_wq, pl_create_wq);
+	PL_SLOT(vctx, p, query_rt_values, query_rt_values,
+		pl_query_rt_values);
+	PL_SLOT(vctx, p, ibv_destroy_flow, destroy_flow, pl_destroy_flow);
+	PL_SLOT(vctx, p, ibv_create_flow, create_flow, pl_create_flow);
+	PL_SLOT(vctx, p, open_qp, open_qp, pl_open_qp);
+	PL_SLOT(vctx, p, open_xrcd, open_xrcd, pl_open_xrcd);
+	PL_SLOT(vctx, p, close_xrcd, close_xrcd, pl_close_xrcd);
+}
+
+/* The table every plug-in context starts from. */
+static const struct verbs_context_ops plugin_defaults = {
+	.poll_cq = stub_poll_cq,
+	.req_notify_cq = stub_req_notify_cq,
+	.post_send = stub_post_send,
+	.post_recv = stub_post_recv,
+	.post_srq_recv = stub_post_srq_recv,
+	.bind_mw = stub_bind_mw,
+	.post_srq_ops = stub_post_srq_ops,
+};
+
+#define OPS_SLOTS (sizeof(struct verbs_context_ops) / sizeof(void (*)(void)))
+_Static_assert(sizeof(struct verbs_context_ops) ==
+		       OPS_SLOTS * sizeof(void (*)(void)),
+	       "verbs_context_ops is a table of function pointers");
+
+/*
+ * rdma-core's verbs_set_ops(): add the ops @ops sets to the context's
+ * table; ops it leaves NULL keep what an earlier call set.
+ */
+IBV_EXPORT void verbs_set_ops(struct verbs_context *vctx,
+			      const struct verbs_context_ops *ops)
+{
+	void (*src)(void), (*dst)(void);
+	char *table;
+	size_t i;
+
+	if (!vctx || !vctx->priv || !ops)
+		return;
+	table = (char *)&vctx->priv->plugin_ops;
+	for (i = 0; i < OPS_SLOTS; i++) {
+		memcpy(&src, (const char *)ops + i * sizeof(src), sizeof(src));
+		if (!src)
+			continue;
+		dst = src;
+		memcpy(table + i * sizeof(dst), &dst, sizeof(dst));
+	}
+	fill_lib_ops(&vctx->priv->ops, &vctx->priv->plugin_ops);
+	install_public(vctx);
+}
+
+IBV_EXPORT void *_verbs_init_and_alloc_context(struct ibv_device *device,
+					       int cmd_fd, size_t alloc_size,
+					       struct verbs_context *context_offset,
+					       uint32_t driver_id)
+{
+	struct verbs_context *vctx;
+	void *drv;
+	int err;
+
+	/* As upstream: cmd_fd is the context's from here, even on failure. */
+	if (!device || alloc_size < sizeof(*vctx) ||
+	    (uintptr_t)context_offset > alloc_size - sizeof(*vctx)) {
+		err = EINVAL;
+		goto out_close;
+	}
+	drv = calloc(1, alloc_size);
+	if (!drv) {
+		err = ENOMEM;
+		goto out_close;
+	}
+	vctx = (struct verbs_context *)((char *)drv +
+					(uintptr_t)context_offset);
+	err = verbs_init_context(vctx, verbs_get_device(device), cmd_fd);
+	if (err) {
+		free(drv);
+		goto out_close;
+	}
+	vctx->priv->driver_id = driver_id;
+	vctx->priv->plugin = true;
+	vctx->priv->plugin_ops = plugin_defaults;
+	verbs_set_ops(vctx, &plugin_defaults);
+	return drv;
+
+out_close:
+	if (cmd_fd >= 0)
+		close(cmd_fd);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * After the plug-in's alloc_context or import_context: a plug-in that
+ * wrote a data-path slot itself instead of through verbs_set_ops() is
+ * taken in too, so the wrappers stay in front of it.
+ */
+static struct ibv_context *plugin_context_done(struct verbs_context *vctx)
+{
+	struct verbs_context_ops direct = {};
+	struct ibv_context_ops *pub;
+
+	if (!vctx)
+		return NULL;
+	pub = &vctx->context.ops;
+	if (pub->poll_cq != pl_poll_cq)
+		direct.poll_cq = pub->poll_cq;
+	if (pub->req_notify_cq != pl_req_notify_cq)
+		direct.req_notify_cq = pub->req_notify_cq;
+	if (pub->post_send != pl_post_send)
+		direct.post_send = pub->post_send;
+	if (pub->post_recv != pl_post_recv)
+		direct.post_recv = pub->post_recv;
+	if (pub->post_srq_recv != pl_post_srq_recv)
+		direct.post_srq_recv = pub->post_srq_recv;
+	if (pub->bind_mw != pl_bind_mw)
+		direct.bind_mw = pub->bind_mw;
+	verbs_set_ops(vctx, &direct);
+	return &vctx->context;
+}
+
+struct ibv_context *verbs_plugin_open(struct verbs_device *vdev, int cmd_fd,
+				      void *private_data)
+{
+	struct ibv_device *dev = verbs_dev_ibv(vdev);
+
+	/* The plug-in owns cmd_fd now and closes it if it fails. */
+	return plugin_context_done(
+		vdev->plugin->alloc_context(dev, cmd_fd, private_data));
+}
+
+struct ibv_context *verbs_plugin_import(struct verbs_device *vdev,
+					int cmd_fd)
+{
+	struct ibv_context *ctx;
+
+	if (!vdev->plugin->import_context)
+		return verbs_null_errno(EOPNOTSUPP);
+	ctx = plugin_context_done(
+		vdev->plugin->import_context(verbs_dev_ibv(vdev), cmd_fd));
+	if (ctx)
+		verbs_priv(ctx)->imported = true;
+	return ctx;
+}
+
+/*
+ * For CQs a plug-in creates outside the library's verbs (mlx5dv):
+ * rdma-core's verbs_init_cq().  The channel counts its CQs atomically,
+ * as the library's own create verbs do (verbs_cq.c).
+ */
+IBV_EXPORT void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
+			      struct ibv_comp_channel *channel,
+			      void *cq_context)
+{
+	cq->context = context;
+	cq->channel = channel;
+	if (channel)
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
+	cq->cq_context = cq_context;
+	cq->comp_events_completed = 0;
+	cq->async_events_completed = 0;
+	pthread_mutex_init(&cq->mutex, NULL);
+	pthread_cond_init(&cq->cond, NULL);
+}
