@@ -46,6 +46,16 @@ int vcmd_query_device_ex(struct ibv_context *ctx,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size)
 	IBV_HIDDEN;
+/*
+ * The same, leaving the kernel's response in @resp (response_length set
+ * for the legacy command too) and the provider's part of the extended
+ * response in @udata_out (may be NULL); @full is the whole struct.
+ */
+struct ib_uverbs_ex_query_device_resp;
+int vcmd_query_device_resp(struct ibv_context *ctx,
+			   struct ibv_device_attr_ex *full,
+			   struct ib_uverbs_ex_query_device_resp *resp,
+			   const struct vcmd_udata *udata_out) IBV_HIDDEN;
 int vcmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 		    struct ibv_port_attr *attr) IBV_HIDDEN;
 int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port_num,

@@ -41,28 +41,40 @@ int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
 	return 0;
 }
 
-int vcmd_query_context(struct verbs_context *vctx)
+/* QUERY_CONTEXT, with a plug-in's driver attributes chained in @link. */
+static int query_context_link(struct verbs_context *vctx,
+			      struct ibv_command_buffer *link)
 {
 	struct ibv_context *ctx = &vctx->context;
 	struct vcmd_ioctl c;
 	uint32_t num_comp_vectors = 0;
+	uint64_t core_support = 0;
 	int err;
 
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_DEVICE,
 			 UVERBS_METHOD_QUERY_CONTEXT);
 	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
 		      &num_comp_vectors, sizeof(num_comp_vectors), true);
+	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+		      &core_support, sizeof(core_support), false);
 	/*
 	 * The kernel answers only for drivers that can query a context
 	 * (rxe cannot: EOPNOTSUPP), and EINVAL when the fd has none.
 	 */
-	err = vcmd_ioctl_ctx(ctx, &c);
+	err = link ? vcmd_ioctl_link(ctx, &c, link) : vcmd_ioctl_ctx(ctx, &c);
 	if (err)
-		return vcmd_ioctl_errno(err);
+		return err;
 	ctx->num_comp_vectors = num_comp_vectors;
+	/* Plug-ins read it from their device (rdma-core's core_support). */
+	verbs_get_device(ctx->device)->pub->core_support = core_support;
 	/* The async event file belongs to the process that opened it. */
 	ctx->async_fd = -1;
 	return 0;
+}
+
+int vcmd_query_context(struct verbs_context *vctx)
+{
+	return vcmd_ioctl_errno(query_context_link(vctx, NULL));
 }
 
 static void copy_device_attr(struct ibv_device_attr *a,
@@ -162,41 +174,66 @@ static void copy_device_attr_ex(struct ibv_device_attr_ex *a,
 		a->xrc_odp_caps = r->xrc_odp_caps;
 }
 
+/*
+ * The extended query into @resp (the kernel's core response), with the
+ * provider's response, if any, in @udata.
+ */
 static int query_device_extended(struct ibv_context *ctx,
-				 struct ibv_device_attr_ex *a)
+				 struct ib_uverbs_ex_query_device_resp *resp,
+				 const struct vcmd_udata *udata)
 {
 	struct ib_uverbs_ex_query_device cmd = {};
-	struct ib_uverbs_ex_query_device_resp resp = {};
 	struct vcmd_write_req req = {
 		.command = IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
 		.extended = true,
 		VCMD_REQ_CORE(cmd),
-		VCMD_REQ_RESP(resp),
+		.resp = resp,
+		.resp_len = sizeof(*resp),
+		.udata = udata,
 	};
-	int err = vcmd_write_ctx(ctx, &req);
 
-	if (err)
-		return err;
-	copy_device_attr(&a->orig_attr, &resp.base);
-	copy_device_attr_ex(a, &resp);
-	return 0;
+	return vcmd_write_ctx(ctx, &req);
 }
 
 static int query_device_legacy(struct ibv_context *ctx,
-			       struct ibv_device_attr_ex *a)
+			       struct ib_uverbs_query_device_resp *resp)
 {
 	struct ib_uverbs_query_device cmd = {};
-	struct ib_uverbs_query_device_resp resp = {};
 	struct vcmd_write_req req = {
 		.command = IB_USER_VERBS_CMD_QUERY_DEVICE,
 		VCMD_REQ_CORE(cmd),
-		VCMD_REQ_RESP(resp),
+		.resp = resp,
+		.resp_len = sizeof(*resp),
 	};
-	int err = vcmd_write_ctx(ctx, &req);
 
-	if (err)
+	return vcmd_write_ctx(ctx, &req);
+}
+
+int vcmd_query_device_resp(struct ibv_context *ctx,
+			   struct ibv_device_attr_ex *full,
+			   struct ib_uverbs_ex_query_device_resp *resp,
+			   const struct vcmd_udata *udata_out)
+{
+	int err;
+
+	memset(full, 0, sizeof(*full));
+	err = query_device_extended(ctx, resp, udata_out);
+	/* Kernels without the extended command refuse it in these ways. */
+	if (vcmd_unsupported(err) || err == EINVAL) {
+		memset(resp, 0, sizeof(*resp));
+		err = query_device_legacy(ctx, &resp->base);
+		if (err)
+			return err;
+		resp->response_length = sizeof(resp->base);
+		copy_device_attr(&full->orig_attr, &resp->base);
+	} else if (err) {
 		return err;
-	copy_device_attr(&a->orig_attr, &resp);
+	} else {
+		copy_device_attr(&full->orig_attr, &resp->base);
+		copy_device_attr_ex(full, resp);
+	}
+	/* The kernel counts ports in a byte; that is all there is. */
+	full->phys_port_cnt_ex = full->orig_attr.phys_port_cnt;
 	return 0;
 }
 
@@ -204,6 +241,7 @@ int vcmd_query_device_ex(struct ibv_context *ctx,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size)
 {
+	struct ib_uverbs_ex_query_device_resp resp = {};
 	struct ibv_device_attr_ex full;
 	int err;
 
@@ -211,16 +249,9 @@ int vcmd_query_device_ex(struct ibv_context *ctx,
 	    (input && input->comp_mask))
 		return EINVAL;
 
-	memset(&full, 0, sizeof(full));
-	err = query_device_extended(ctx, &full);
-	/* Kernels without the extended command refuse it in these ways. */
-	if (vcmd_unsupported(err) || err == EINVAL)
-		err = query_device_legacy(ctx, &full);
+	err = vcmd_query_device_resp(ctx, &full, &resp, NULL);
 	if (err)
 		return err;
-	/* The kernel counts ports in a byte; that is all there is. */
-	full.phys_port_cnt_ex = full.orig_attr.phys_port_cnt;
-
 	/* An older caller's struct is shorter: never write past it. */
 	memcpy(attr, &full,
 	       attr_size < sizeof(full) ? attr_size : sizeof(full));
@@ -432,4 +463,103 @@ int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd)
 	}
 	*fd = resp.fd;
 	return 0;
+}
+
+/*
+ * The provider ABI's context and device commands (kern_abi.h structs,
+ * rdma-core 44's signatures), with the child guard of the plug-in
+ * commands (cmd_transport.h).
+ */
+
+IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
+				   struct ibv_get_context *cmd,
+				   size_t cmd_size,
+				   struct ib_uverbs_get_context_resp *resp,
+				   size_t resp_size)
+{
+	struct vcmd_udata u;
+	int err;
+
+	/*
+	 * Plug-ins read errno after a failed command, as upstream's write()
+	 * leaves it: each of these sets it to what it returns.
+	 */
+	if (!vctx || !vctx->priv || !cmd || !resp ||
+	    cmd_size < sizeof(*cmd) || resp_size < sizeof(*resp))
+		return vcmd_set_errno(EINVAL);
+	err = vcmd_plugin_guard(&vctx->context);
+	if (err)
+		return vcmd_set_errno(err);
+	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+	return vcmd_set_errno(vcmd_get_context(vctx, &u));
+}
+
+IBV_EXPORT int ibv_cmd_query_context(struct ibv_context *ctx,
+				     struct ibv_command_buffer *driver)
+{
+	int err = vcmd_plugin_guard(ctx);
+
+	if (err)
+		return vcmd_set_errno(err);
+	/*
+	 * The plug-in's driver attributes ride along in the same ioctl; the
+	 * kernel's errno comes back unchanged, as upstream's.
+	 */
+	return vcmd_set_errno(query_context_link(verbs_get_ctx(ctx), driver));
+}
+
+IBV_EXPORT int
+ibv_cmd_query_device_any(struct ibv_context *ctx,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size,
+			 struct ib_uverbs_ex_query_device_resp *resp,
+			 size_t *resp_size)
+{
+	struct ib_uverbs_ex_query_device_resp own;
+	size_t own_size = sizeof(own);
+	struct ibv_device_attr_ex full;
+	struct vcmd_udata u = {};
+	int err = vcmd_plugin_guard(ctx);
+
+	if (err)
+		return vcmd_set_errno(err);
+	if (!attr || attr_size < sizeof(attr->orig_attr) ||
+	    (input && input->comp_mask))
+		return vcmd_set_errno(EINVAL);
+	if (!resp || !resp_size) {
+		resp = &own;
+		resp_size = &own_size;
+	}
+	if (*resp_size < sizeof(*resp))
+		return vcmd_set_errno(EINVAL);
+
+	/* Plug-ins expect what the kernel leaves unwritten to read 0. */
+	memset(resp, 0, *resp_size);
+	if (*resp_size > sizeof(*resp)) {
+		u.out = (uint8_t *)resp + sizeof(*resp);
+		u.out_len = *resp_size - sizeof(*resp);
+	}
+	err = vcmd_query_device_resp(ctx, &full, resp, &u);
+	if (err)
+		return vcmd_set_errno(err);
+	/* As upstream: the kernel's length of the core response. */
+	*resp_size = resp->response_length;
+	memset(attr, 0, attr_size);
+	memcpy(attr, &full,
+	       attr_size < sizeof(full) ? attr_size : sizeof(full));
+	return 0;
+}
+
+IBV_EXPORT int ibv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
+				  struct ibv_port_attr *port_attr,
+				  struct ibv_query_port *cmd, size_t cmd_size)
+{
+	int err = vcmd_plugin_guard(ctx);
+
+	if (err)
+		return vcmd_set_errno(err);
+	if (!port_attr)
+		return vcmd_set_errno(EINVAL);
+	/* The command layer builds its own request: @cmd carries nothing. */
+	return vcmd_set_errno(vcmd_query_port(ctx, port_num, port_attr));
 }

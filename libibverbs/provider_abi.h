@@ -339,6 +339,31 @@ struct ibv_context *verbs_open_device(struct ibv_device *device,
 extern bool verbs_allow_disassociate_destroy;
 
 /*
+ * The context and device commands (cmd_device.c).  The write command
+ * structs are kern_abi.h's, with the other commands; only pointers are
+ * needed here.
+ */
+struct ibv_get_context;
+struct ibv_query_port;
+struct ib_uverbs_get_context_resp;
+struct ib_uverbs_ex_query_device_resp;
+
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+int ibv_cmd_query_context(struct ibv_context *ctx,
+			  struct ibv_command_buffer *driver);
+int ibv_cmd_query_device_any(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size,
+			     struct ib_uverbs_ex_query_device_resp *resp,
+			     size_t *resp_size);
+int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
+		       struct ibv_port_attr *port_attr,
+		       struct ibv_query_port *cmd, size_t cmd_size);
+
+/*
  * Last, for the extended objects (verbs_mr, verbs_cq, ...) that users of
  * this header need as well: driver.h includes this header first itself.
  */

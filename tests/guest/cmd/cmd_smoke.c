@@ -479,6 +479,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	vdev.own.sysfs = &vdev.sysfs;
+	vdev.pub = &vdev.own;
 	ctx->device = &vdev.own.device;
 	ctx->cmd_fd = fd;
 	ctx->async_fd = -1;
