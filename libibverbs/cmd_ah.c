@@ -78,14 +78,14 @@ IBV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 	int err = vcmd_plugin_guard(pd->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	vcmd_plugin_udata(&u, NULL, 0, 0, resp, sizeof(*resp), resp_size);
-	return vcmd_create_ah(pd, ah, attr, &u);
+	return vcmd_set_errno(vcmd_create_ah(pd, ah, attr, &u));
 }
 
 IBV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
 	if (vcmd_plugin_destroy_in_child(ah->context))
 		return 0;
-	return vcmd_destroy_ah(ah);
+	return vcmd_set_errno(vcmd_destroy_ah(ah));
 }

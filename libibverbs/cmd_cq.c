@@ -279,9 +279,10 @@ IBV_EXPORT int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_create_cq(context, cqe, channel, comp_vector, cq, &u);
+	return vcmd_set_errno(
+		vcmd_create_cq(context, cqe, channel, comp_vector, cq, &u));
 }
 
 /*
@@ -301,12 +302,12 @@ IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (cq_attr->comp_mask &
 	    ~(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD))
-		return EOPNOTSUPP;
+		return vcmd_set_errno(EOPNOTSUPP);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_create_cq_ex(context, cq_attr, cq, &u);
+	return vcmd_set_errno(vcmd_create_cq_ex(context, cq_attr, cq, &u));
 }
 
 /* Returns the number of completions, or -1 with errno set. */
@@ -328,7 +329,9 @@ IBV_EXPORT int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	int err = vcmd_plugin_guard(cq->context);
 
-	return err ? err : vcmd_req_notify_cq(cq, solicited_only);
+	if (err)
+		return vcmd_set_errno(err);
+	return vcmd_set_errno(vcmd_req_notify_cq(cq, solicited_only));
 }
 
 IBV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
@@ -340,16 +343,16 @@ IBV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 	int err = vcmd_plugin_guard(cq->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_resize_cq(cq, cqe, &u);
+	return vcmd_set_errno(vcmd_resize_cq(cq, cqe, &u));
 }
 
 IBV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	if (vcmd_plugin_destroy_in_child(cq->context))
 		return 0;
-	return vcmd_destroy_cq(cq);
+	return vcmd_set_errno(vcmd_destroy_cq(cq));
 }
 
 IBV_EXPORT int ibv_cmd_modify_cq(struct ibv_cq *cq,
@@ -360,7 +363,7 @@ IBV_EXPORT int ibv_cmd_modify_cq(struct ibv_cq *cq,
 	int err = vcmd_plugin_guard(cq->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	vcmd_plugin_udata(&u, cmd, sizeof(*cmd), cmd_size, NULL, 0, 0);
-	return vcmd_modify_cq(cq, attr, &u);
+	return vcmd_set_errno(vcmd_modify_cq(cq, attr, &u));
 }

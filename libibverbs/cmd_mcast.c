@@ -50,7 +50,9 @@ IBV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp,
 {
 	int err = vcmd_plugin_guard(qp->context);
 
-	return err ? err : vcmd_attach_mcast(qp, gid, lid);
+	if (err)
+		return vcmd_set_errno(err);
+	return vcmd_set_errno(vcmd_attach_mcast(qp, gid, lid));
 }
 
 IBV_EXPORT int ibv_cmd_detach_mcast(struct ibv_qp *qp,
@@ -58,5 +60,7 @@ IBV_EXPORT int ibv_cmd_detach_mcast(struct ibv_qp *qp,
 {
 	int err = vcmd_plugin_guard(qp->context);
 
-	return err ? err : vcmd_detach_mcast(qp, gid, lid);
+	if (err)
+		return vcmd_set_errno(err);
+	return vcmd_set_errno(vcmd_detach_mcast(qp, gid, lid));
 }

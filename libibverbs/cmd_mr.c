@@ -206,12 +206,13 @@ IBV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	int err = vcmd_plugin_guard(pd->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	/* An implicit ODP region covers everything, from address 0. */
 	if ((access & IBV_ACCESS_ON_DEMAND) && length == SIZE_MAX && addr)
-		return EINVAL;
+		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_reg_mr(pd, addr, length, hca_va, access, vmr, &u);
+	return vcmd_set_errno(
+		vcmd_reg_mr(pd, addr, length, hca_va, access, vmr, &u));
 }
 
 IBV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
@@ -226,20 +227,20 @@ IBV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
 	int err = vcmd_plugin_guard(ctx);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_sz, resp, resp_sz);
 	err = vcmd_rereg_mr(vmr, flags, pd, addr, length, hca_va, access, &u);
 	/* rdma-core 44 also takes the context of the new PD. */
 	if (!err && (flags & IBV_REREG_MR_CHANGE_PD))
 		vmr->ibv_mr.context = pd->context;
-	return err;
+	return vcmd_set_errno(err);
 }
 
 IBV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
 	if (vcmd_plugin_destroy_in_child(vmr->ibv_mr.context))
 		return 0;
-	return vcmd_dereg_mr(vmr);
+	return vcmd_set_errno(vcmd_dereg_mr(vmr));
 }
 
 int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,

@@ -59,14 +59,14 @@ IBV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 	int err = vcmd_plugin_guard(pd->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_alloc_mw(pd, type, mw, &u);
+	return vcmd_set_errno(vcmd_alloc_mw(pd, type, mw, &u));
 }
 
 IBV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 {
 	if (vcmd_plugin_destroy_in_child(mw->context))
 		return 0;
-	return vcmd_dealloc_mw(mw);
+	return vcmd_set_errno(vcmd_dealloc_mw(mw));
 }

@@ -52,14 +52,14 @@ IBV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_alloc_pd(context, pd, &u);
+	return vcmd_set_errno(vcmd_alloc_pd(context, pd, &u));
 }
 
 IBV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 {
 	if (vcmd_plugin_destroy_in_child(pd->context))
 		return 0;
-	return vcmd_dealloc_pd(pd);
+	return vcmd_set_errno(vcmd_dealloc_pd(pd));
 }

@@ -791,13 +791,13 @@ IBV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 	int err = vcmd_plugin_guard(pd->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	/* A plug-in may embed a bare struct ibv_qp: only that is set. */
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
 	err = vcmd_create_qp_plain(pd, qp, attr, &u);
 	if (!err)
 		qp->qp_context = attr->qp_context;
-	return err;
+	return vcmd_set_errno(err);
 }
 
 static int plugin_create_qp_ex(struct ibv_context *context,
@@ -826,13 +826,13 @@ IBV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (attr_ex->comp_mask &
 	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 	      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		return EINVAL;
+		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return plugin_create_qp_ex(context, qp, attr_ex, &u);
+	return vcmd_set_errno(plugin_create_qp_ex(context, qp, attr_ex, &u));
 }
 
 IBV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
@@ -847,15 +847,15 @@ IBV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (qp_attr->comp_mask &
 	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 	      IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
 	      IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH |
 	      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		return EINVAL;
+		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return plugin_create_qp_ex(context, qp, qp_attr, &u);
+	return vcmd_set_errno(plugin_create_qp_ex(context, qp, qp_attr, &u));
 }
 
 IBV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context,
@@ -871,16 +871,16 @@ IBV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (attr->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED)
-		return EOPNOTSUPP;
+		return vcmd_set_errno(EOPNOTSUPP);
 	if ((attr->comp_mask & needed) != needed || !attr->xrcd)
-		return EINVAL;
+		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
 	err = vcmd_open_qp(context, &qp->qp, attr,
 			   vcmd_xrcd_handle(attr->xrcd), &u);
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	/* A plug-in's QP struct may end before the XRC fields. */
 	if (vqp_sz >= 0 && (size_t)vqp_sz >= offsetof(struct verbs_qp, xrcd) +
 						     sizeof(qp->xrcd)) {
@@ -902,10 +902,10 @@ IBV_EXPORT int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int err = vcmd_plugin_guard(qp->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (attr_mask & QP_ATTR_EX_ONLY)
-		return EOPNOTSUPP;
-	return vcmd_query_qp(qp, attr, attr_mask, init_attr);
+		return vcmd_set_errno(EOPNOTSUPP);
+	return vcmd_set_errno(vcmd_query_qp(qp, attr, attr_mask, init_attr));
 }
 
 IBV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -916,11 +916,11 @@ IBV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int err = vcmd_plugin_guard(qp->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (attr_mask & QP_ATTR_EX_ONLY)
-		return EOPNOTSUPP;
+		return vcmd_set_errno(EOPNOTSUPP);
 	vcmd_plugin_udata(&u, cmd, sizeof(*cmd), cmd_size, NULL, 0, 0);
-	return vcmd_modify_qp(qp, attr, attr_mask, &u);
+	return vcmd_set_errno(vcmd_modify_qp(qp, attr, attr_mask, &u));
 }
 
 IBV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp,
@@ -934,22 +934,22 @@ IBV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp,
 	int err = vcmd_plugin_guard(qp->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	/* The rate limit lives in the command; a short one has no room. */
 	if ((attr_mask & IBV_QP_RATE_LIMIT) &&
 	    cmd_size < offsetof(struct ibv_modify_qp_ex,
 				core_payload.rate_limit) +
 			       sizeof(cmd->core_payload.rate_limit))
-		return EINVAL;
+		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_modify_qp_ex(qp, attr, attr_mask, &u);
+	return vcmd_set_errno(vcmd_modify_qp_ex(qp, attr, attr_mask, &u));
 }
 
 IBV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 {
 	if (vcmd_plugin_destroy_in_child(qp->context))
 		return 0;
-	return vcmd_destroy_qp(qp);
+	return vcmd_set_errno(vcmd_destroy_qp(qp));
 }
 
 IBV_EXPORT int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -959,9 +959,9 @@ IBV_EXPORT int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	if (err) {
 		*bad_wr = wr;
-		return err;
+		return vcmd_set_errno(err);
 	}
-	return vcmd_post_send(ibqp, wr, bad_wr);
+	return vcmd_set_errno(vcmd_post_send(ibqp, wr, bad_wr));
 }
 
 IBV_EXPORT int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -971,7 +971,7 @@ IBV_EXPORT int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 	if (err) {
 		*bad_wr = wr;
-		return err;
+		return vcmd_set_errno(err);
 	}
-	return vcmd_post_recv(ibqp, wr, bad_wr);
+	return vcmd_set_errno(vcmd_post_recv(ibqp, wr, bad_wr));
 }

@@ -243,10 +243,10 @@ IBV_EXPORT int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 	int err = vcmd_plugin_guard(pd->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	/* A plug-in may embed a bare struct ibv_srq: only that is set. */
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_create_srq_plain(pd, srq, attr, &u);
+	return vcmd_set_errno(vcmd_create_srq_plain(pd, srq, attr, &u));
 }
 
 IBV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
@@ -261,11 +261,11 @@ IBV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (attr_ex->comp_mask >= IBV_SRQ_INIT_ATTR_RESERVED)
-		return EOPNOTSUPP;
+		return vcmd_set_errno(EOPNOTSUPP);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_create_srq_ex(context, srq, attr_ex, &u);
+	return vcmd_set_errno(vcmd_create_srq_ex(context, srq, attr_ex, &u));
 }
 
 IBV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
@@ -277,9 +277,10 @@ IBV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
 	int err = vcmd_plugin_guard(srq->context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	vcmd_plugin_udata(&u, cmd, sizeof(*cmd), cmd_size, NULL, 0, 0);
-	return vcmd_modify_srq(srq, srq_attr, srq_attr_mask, &u);
+	return vcmd_set_errno(
+		vcmd_modify_srq(srq, srq_attr, srq_attr_mask, &u));
 }
 
 IBV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
@@ -288,14 +289,16 @@ IBV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
 {
 	int err = vcmd_plugin_guard(srq->context);
 
-	return err ? err : vcmd_query_srq(srq, srq_attr);
+	if (err)
+		return vcmd_set_errno(err);
+	return vcmd_set_errno(vcmd_query_srq(srq, srq_attr));
 }
 
 IBV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 {
 	if (vcmd_plugin_destroy_in_child(srq->context))
 		return 0;
-	return vcmd_destroy_srq(srq);
+	return vcmd_set_errno(vcmd_destroy_srq(srq));
 }
 
 IBV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq,
@@ -306,7 +309,7 @@ IBV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq,
 
 	if (err) {
 		*bad_wr = wr;
-		return err;
+		return vcmd_set_errno(err);
 	}
-	return vcmd_post_srq_recv(srq, wr, bad_wr);
+	return vcmd_set_errno(vcmd_post_srq_recv(srq, wr, bad_wr));
 }

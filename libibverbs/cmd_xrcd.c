@@ -52,15 +52,15 @@ IBV_EXPORT int ibv_cmd_open_xrcd(struct ibv_context *context,
 	int err = vcmd_plugin_guard(context);
 
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	if (attr->comp_mask >= IBV_XRCD_INIT_ATTR_RESERVED)
-		return EOPNOTSUPP;
+		return vcmd_set_errno(EOPNOTSUPP);
 	if ((attr->comp_mask & needed) != needed)
-		return EINVAL;
+		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
 	err = vcmd_open_xrcd(context, attr->fd, attr->oflags, &handle, &u);
 	if (err)
-		return err;
+		return vcmd_set_errno(err);
 	xrcd->xrcd.context = context;
 	xrcd->comp_mask = 0;
 	/* A plug-in's struct may predate the handle. */
@@ -77,5 +77,6 @@ IBV_EXPORT int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
 {
 	if (vcmd_plugin_destroy_in_child(xrcd->xrcd.context))
 		return 0;
-	return vcmd_close_xrcd(xrcd->xrcd.context, xrcd->handle);
+	return vcmd_set_errno(
+		vcmd_close_xrcd(xrcd->xrcd.context, xrcd->handle));
 }
