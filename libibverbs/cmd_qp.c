@@ -566,11 +566,31 @@ struct post_buf {
 	size_t len;
 	uint32_t wr_count;
 	uint32_t sge_count;
+	/* More than one command can carry: the counts stopped growing. */
+	bool too_big;
 };
+
+/*
+ * Count one work request (@num_sge >= 0).  The totals are checked as they
+ * grow: summed unchecked, the application's num_sge values could wrap
+ * them around to a buffer smaller than the lists then copied into it.
+ */
+static void post_buf_count(struct post_buf *p, size_t wqe_size, int num_sge)
+{
+	const uint32_t max_sge = VCMD_MAX_UDATA_IN / sizeof(struct ibv_sge);
+
+	if (p->too_big || p->wr_count >= VCMD_MAX_UDATA_IN / wqe_size ||
+	    (uint32_t)num_sge > max_sge - p->sge_count) {
+		p->too_big = true;
+		return;
+	}
+	p->wr_count++;
+	p->sge_count += num_sge;
+}
 
 static int post_buf_alloc(struct post_buf *p, size_t wqe_size)
 {
-	if (p->wr_count > VCMD_MAX_UDATA_IN / wqe_size ||
+	if (p->too_big || p->wr_count > VCMD_MAX_UDATA_IN / wqe_size ||
 	    p->sge_count > VCMD_MAX_UDATA_IN / sizeof(struct ibv_sge))
 		return ENOMEM;
 	p->len = p->wr_count * wqe_size +
@@ -651,8 +671,7 @@ int vcmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			*bad_wr = w;
 			return EINVAL;
 		}
-		p.wr_count++;
-		p.sge_count += w->num_sge;
+		post_buf_count(&p, sizeof(*k), w->num_sge);
 	}
 	err = post_buf_alloc(&p, sizeof(*k));
 	if (err) {
@@ -695,8 +714,7 @@ static int recv_wrs(struct ibv_recv_wr *wr, struct post_buf *p,
 			*bad_wr = w;
 			return EINVAL;
 		}
-		p->wr_count++;
-		p->sge_count += w->num_sge;
+		post_buf_count(p, sizeof(*k), w->num_sge);
 	}
 	err = post_buf_alloc(p, sizeof(*k));
 	if (err) {

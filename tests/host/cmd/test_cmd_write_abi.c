@@ -10,6 +10,7 @@
  * EIO: every case here must be decided before a command is sent.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -27,6 +28,10 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
 			 struct ib_uverbs_create_qp_resp *resp,
 			 size_t resp_size);
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
 
 #define CMD_FD 1000
 
@@ -109,6 +114,44 @@ static void test_errno(void)
 	      "alloc_pd: the kernel's errno returned and in errno");
 }
 
+/*
+ * Scatter/gather counts whose sum wraps a 32-bit counter must not size
+ * the command buffer: the copy of the first list would run past it.
+ */
+static void test_post_sge_overflow(void)
+{
+	struct ibv_sge sg[2] = {};
+	struct ibv_send_wr s[3] = {
+		{ .next = &s[1], .sg_list = sg, .num_sge = INT_MAX },
+		{ .next = &s[2], .sg_list = sg, .num_sge = INT_MAX },
+		{ .sg_list = sg, .num_sge = 2 },
+	};
+	struct ibv_recv_wr r[3] = {
+		{ .next = &r[1], .sg_list = sg, .num_sge = INT_MAX },
+		{ .next = &r[2], .sg_list = sg, .num_sge = INT_MAX },
+		{ .sg_list = sg, .num_sge = 2 },
+	};
+	struct ibv_send_wr *bad_s = NULL;
+	struct ibv_recv_wr *bad_r = NULL;
+	struct ibv_qp qp = {
+		.context = ctx,
+		.qp_type = IBV_QPT_RC,
+	};
+	int ret;
+
+	reset(false);
+	ret = ibv_cmd_post_send(&qp, s, &bad_s);
+	CHECK(ret && ret != EIO && !commands && bad_s == s,
+	      "post_send, 2^32 SGEs in all: refused before the kernel (%d)",
+	      ret);
+
+	reset(false);
+	ret = ibv_cmd_post_recv(&qp, r, &bad_r);
+	CHECK(ret && ret != EIO && !commands && bad_r == r,
+	      "post_recv, 2^32 SGEs in all: refused before the kernel (%d)",
+	      ret);
+}
+
 int main(void)
 {
 	vdev.own.sysfs = &vdev.sysfs;
@@ -118,5 +161,6 @@ int main(void)
 	vctx.context.async_fd = -1;
 
 	test_errno();
+	test_post_sge_overflow();
 	return tap_done();
 }
