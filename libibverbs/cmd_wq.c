@@ -241,6 +241,28 @@ IBV_EXPORT int ibv_cmd_destroy_wq(struct ibv_wq *wq)
 	return 0;
 }
 
+static int destroy_ind_tbl_handle(struct ibv_context *ctx, uint32_t handle)
+{
+	struct ib_uverbs_ex_destroy_rwq_ind_table cmd = {
+		.ind_tbl_handle = handle,
+	};
+	struct vcmd_write_req req = {
+		.command = IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL,
+		.extended = true,
+		VCMD_REQ_CORE(cmd),
+	};
+	struct vcmd_ioctl c;
+	int err;
+
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_RWQ_IND_TBL,
+			 UVERBS_METHOD_RWQ_IND_TBL_DESTROY);
+	vcmd_attr_idr(&c, UVERBS_ATTR_DESTROY_RWQ_IND_TBL_HANDLE, handle);
+	err = vcmd_ioctl_ctx(ctx, &c);
+	if (err == EPROTONOSUPPORT || err == ENOTTY)
+		err = vcmd_write_ctx(ctx, &req);
+	return err;
+}
+
 static int create_rwq_ind_table(struct ibv_context *ctx,
 				const struct ibv_rwq_ind_table_init_attr *attr,
 				struct vcmd_write_req *req)
@@ -291,11 +313,22 @@ IBV_EXPORT int ibv_cmd_create_rwq_ind_table(
 	if (init_attr->log_ind_tbl_size > IB_USER_VERBS_MAX_LOG_IND_TBL_SIZE)
 		return vcmd_set_errno(EINVAL);
 
+	/* Left so unless the kernel wrote a handle. */
+	resp->ind_tbl_handle = VCMD_NO_HANDLE;
 	err = create_rwq_ind_table(context, init_attr, &req);
+	/*
+	 * A short write, or a response too short to trust, may still have
+	 * left a table in the kernel: it must not outlive the failure.
+	 */
+	if (!err && resp->response_length < sizeof(*resp)) {
+		destroy_ind_tbl_handle(context, resp->ind_tbl_handle);
+		err = EINVAL;
+	} else if (err && req.short_write &&
+		   resp->ind_tbl_handle != VCMD_NO_HANDLE) {
+		destroy_ind_tbl_handle(context, resp->ind_tbl_handle);
+	}
 	if (err)
 		return vcmd_set_errno(err);
-	if (resp->response_length < sizeof(*resp))
-		return vcmd_set_errno(EINVAL);
 	rwq_ind_table->context = context;
 	rwq_ind_table->ind_tbl_handle = resp->ind_tbl_handle;
 	rwq_ind_table->ind_tbl_num = resp->ind_tbl_num;
@@ -306,25 +339,9 @@ IBV_EXPORT int ibv_cmd_destroy_rwq_ind_table(
 	struct ibv_rwq_ind_table *rwq_ind_table)
 {
 	struct ibv_context *ctx = rwq_ind_table->context;
-	struct ib_uverbs_ex_destroy_rwq_ind_table cmd = {
-		.ind_tbl_handle = rwq_ind_table->ind_tbl_handle,
-	};
-	struct vcmd_write_req req = {
-		.command = IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL,
-		.extended = true,
-		VCMD_REQ_CORE(cmd),
-	};
-	struct vcmd_ioctl c;
-	int err;
 
 	if (verbs_ctx_inherited(ctx))
 		return 0;
-	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_RWQ_IND_TBL,
-			 UVERBS_METHOD_RWQ_IND_TBL_DESTROY);
-	vcmd_attr_idr(&c, UVERBS_ATTR_DESTROY_RWQ_IND_TBL_HANDLE,
-		      rwq_ind_table->ind_tbl_handle);
-	err = vcmd_ioctl_ctx(ctx, &c);
-	if (err == EPROTONOSUPPORT || err == ENOTTY)
-		err = vcmd_write_ctx(ctx, &req);
-	return vcmd_set_errno(err);
+	return vcmd_set_errno(
+		destroy_ind_tbl_handle(ctx, rwq_ind_table->ind_tbl_handle));
 }

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,10 +33,19 @@ int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_create_rwq_ind_table(
+	struct ibv_context *context,
+	struct ibv_rwq_ind_table_init_attr *init_attr,
+	struct ibv_rwq_ind_table *rwq_ind_table,
+	struct ib_uverbs_ex_create_rwq_ind_table_resp *resp, size_t resp_size);
 
 #define CMD_FD 1000
+#define TABLE_HANDLE 7
 
 static int commands;
+/* The handles of the indirection tables the stand-in kernel destroyed. */
+static int tables_destroyed;
+static uint32_t table_destroyed;
 
 ssize_t __real_write(int fd, const void *buf, size_t count);
 ssize_t __wrap_write(int fd, const void *buf, size_t count);
@@ -43,16 +53,43 @@ int __wrap_ioctl(int fd, unsigned long request, ...);
 
 ssize_t __wrap_write(int fd, const void *buf, size_t count)
 {
+	const struct ib_uverbs_cmd_hdr *hdr = buf;
+	const struct ib_uverbs_ex_cmd_hdr *ex = (const void *)(hdr + 1);
+
 	if (fd != CMD_FD)
 		return __real_write(fd, buf, count);
 	commands++;
+	/* A table created with a response that ends before its fields. */
+	if (hdr->command == (IB_USER_VERBS_CMD_FLAG_EXTENDED |
+			     IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL)) {
+		struct ib_uverbs_ex_create_rwq_ind_table_resp r = {
+			.ind_tbl_handle = TABLE_HANDLE,
+			.response_length = 0,
+		};
+
+		memcpy((void *)(uintptr_t)ex->response, &r, sizeof(r));
+		return count;
+	}
 	errno = EIO;
 	return -1;
 }
 
 int __wrap_ioctl(int fd, unsigned long request, ...)
 {
+	struct ib_uverbs_ioctl_hdr *hdr;
+	va_list ap;
+
+	va_start(ap, request);
+	hdr = va_arg(ap, struct ib_uverbs_ioctl_hdr *);
+	va_end(ap);
 	commands++;
+	if (hdr->object_id == UVERBS_OBJECT_RWQ_IND_TBL &&
+	    hdr->method_id == UVERBS_METHOD_RWQ_IND_TBL_DESTROY &&
+	    hdr->num_attrs == 1) {
+		tables_destroyed++;
+		table_destroyed = hdr->attrs[0].data;
+		return 0;
+	}
 	errno = EIO;
 	return -1;
 }
@@ -71,6 +108,8 @@ static struct ibv_context *ctx = &vctx.context;
 static void reset(bool child)
 {
 	commands = 0;
+	tables_destroyed = 0;
+	table_destroyed = 0;
 	inherited = child;
 	errno = 0;
 }
@@ -152,6 +191,29 @@ static void test_post_sge_overflow(void)
 	      ret);
 }
 
+/* A table the kernel created must not outlive a failed create. */
+static void test_ind_table_short_resp(void)
+{
+	struct ib_uverbs_ex_create_rwq_ind_table_resp resp;
+	struct ibv_wq wq = { .handle = 3 };
+	struct ibv_wq *tbl[1] = { &wq };
+	struct ibv_rwq_ind_table_init_attr attr = {
+		.log_ind_tbl_size = 0,
+		.ind_tbl = tbl,
+	};
+	struct ibv_rwq_ind_table table = {};
+	int ret;
+
+	reset(false);
+	ret = ibv_cmd_create_rwq_ind_table(ctx, &attr, &table, &resp,
+					   sizeof(resp));
+	CHECK(ret == EINVAL && errno == EINVAL,
+	      "indirection table, short response: EINVAL (%d)", ret);
+	CHECK(tables_destroyed == 1 && table_destroyed == TABLE_HANDLE,
+	      "the table the kernel created was destroyed (%d, %u)",
+	      tables_destroyed, table_destroyed);
+}
+
 int main(void)
 {
 	vdev.own.sysfs = &vdev.sysfs;
@@ -162,5 +224,6 @@ int main(void)
 
 	test_errno();
 	test_post_sge_overflow();
+	test_ind_table_short_resp();
 	return tap_done();
 }
