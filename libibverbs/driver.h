@@ -340,6 +340,13 @@ struct verbs_ex_private {
 	/* A plug-in's context: its ops, as verbs_set_ops() collected them. */
 	bool plugin;
 	struct verbs_context_ops plugin_ops;
+	/*
+	 * A plug-in's object callbacks the library wrapped
+	 * (plugin_guard.c): allocated at the first such object, written
+	 * under cb_lock, read without it.
+	 */
+	struct handle_table *cb_table;
+	pthread_mutex_t cb_lock;
 };
 
 static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "ibverbs.h"
+#include "plugin_guard.h"
 
 /* Set from RDMAV_ALLOW_DISASSOC_DESTROY (or mlx4's old variable). */
 IBV_EXPORT bool verbs_allow_disassociate_destroy;
@@ -385,7 +386,16 @@ pl_create_rwq_ind_table(struct ibv_context *ctx,
 
 static int pl_destroy_wq(struct ibv_wq *wq)
 {
-	return pops(wq->context)->destroy_wq(wq);
+	struct ibv_context *ctx = wq->context;
+	uint32_t handle = wq->handle;
+	struct ht_rec saved;
+	int err;
+
+	verbs_guard_drop(ctx, handle, wq, &saved);
+	err = pops(ctx)->destroy_wq(wq);
+	if (err)
+		verbs_guard_restore(ctx, handle, &saved);
+	return err;
 }
 
 static int pl_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
@@ -398,9 +408,20 @@ static int pl_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
 				   struct ibv_wq_init_attr *attr)
 {
+	struct ibv_wq *wq;
+	int err;
+
 	if (refuse(ctx))
 		return NULL;
-	return pops(ctx)->create_wq(ctx, attr);
+	wq = pops(ctx)->create_wq(ctx, attr);
+	if (!wq)
+		return NULL;
+	err = verbs_guard_wq(wq);
+	if (err) {
+		pops(ctx)->destroy_wq(wq);
+		return verbs_null_errno(err);
+	}
+	return wq;
 }
 
 static int pl_query_rt_values(struct ibv_context *ctx,
@@ -445,6 +466,82 @@ static int pl_close_xrcd(struct ibv_xrcd *xrcd)
 	return pops(xrcd->context)->close_xrcd(xrcd);
 }
 
+/*
+ * Objects with callbacks of their own: the library's wrappers go in at
+ * create time (plugin_guard.c), and come out before the plug-in frees the
+ * object.  The library's public wrappers have checked arguments and the
+ * child guard already.
+ */
+static struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
+					 struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq = pops(ctx)->create_cq_ex(ctx, attr);
+	int err;
+
+	if (!cq)
+		return NULL;
+	err = verbs_guard_cq_ex(cq);
+	if (err) {
+		pops(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
+		return verbs_null_errno(err);
+	}
+	return cq;
+}
+
+static int pl_destroy_cq(struct ibv_cq *cq)
+{
+	struct ibv_context *ctx = cq->context;
+	uint32_t handle = cq->handle;
+	struct ht_rec saved;
+	int err;
+
+	/* A CQ made by create_cq has no record: nothing is dropped. */
+	verbs_guard_drop(ctx, handle, cq, &saved);
+	err = pops(ctx)->destroy_cq(cq);
+	if (err)
+		verbs_guard_restore(ctx, handle, &saved);
+	return err;
+}
+
+static struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
+				      struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *qp = pops(ctx)->create_qp_ex(ctx, attr);
+	struct ibv_qp_ex *qpx;
+	int err;
+
+	/*
+	 * Only a QP created with send ops whose plug-in marked its
+	 * ibv_qp_ex valid (VERBS_QP_EX) has callbacks an application can
+	 * reach.
+	 */
+	if (!qp || !(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return qp;
+	qpx = ibv_qp_to_qp_ex(qp);
+	if (!qpx)
+		return qp;
+	err = verbs_guard_qp_ex(qpx);
+	if (err) {
+		pops(ctx)->destroy_qp(qp);
+		return verbs_null_errno(err);
+	}
+	return qp;
+}
+
+static int pl_destroy_qp(struct ibv_qp *qp)
+{
+	struct ibv_context *ctx = qp->context;
+	uint32_t handle = qp->handle;
+	struct ht_rec saved;
+	int err;
+
+	verbs_guard_drop(ctx, handle, qp, &saved);
+	err = pops(ctx)->destroy_qp(qp);
+	if (err)
+		verbs_guard_restore(ctx, handle, &saved);
+	return err;
+}
+
 /* Point the library's ops at the plug-in's (NULL stays NULL). */
 static void fill_lib_ops(struct verbs_ops *o, const struct verbs_context_ops *p)
 {
@@ -464,12 +561,12 @@ static void fill_lib_ops(struct verbs_ops *o, const struct verbs_context_ops *p)
 	o->bind_mw = p->bind_mw;
 
 	o->create_cq = p->create_cq;
-	o->create_cq_ex = p->create_cq_ex;
+	o->create_cq_ex = p->create_cq_ex ? pl_create_cq_ex : NULL;
 	o->poll_cq = p->poll_cq;
 	o->req_notify_cq = p->req_notify_cq;
 	o->cq_event = p->cq_event;
 	o->resize_cq = p->resize_cq;
-	o->destroy_cq = p->destroy_cq ? p->destroy_cq : stub_destroy_cq;
+	o->destroy_cq = p->destroy_cq ? pl_destroy_cq : stub_destroy_cq;
 
 	o->create_srq = p->create_srq;
 	o->create_srq_ex = p->create_srq_ex;
@@ -480,10 +577,10 @@ static void fill_lib_ops(struct verbs_ops *o, const struct verbs_context_ops *p)
 	o->get_srq_num = p->get_srq_num;
 
 	o->create_qp = p->create_qp;
-	o->create_qp_ex = p->create_qp_ex;
+	o->create_qp_ex = p->create_qp_ex ? pl_create_qp_ex : NULL;
 	o->query_qp = p->query_qp;
 	o->modify_qp = p->modify_qp ? p->modify_qp : stub_modify_qp;
-	o->destroy_qp = p->destroy_qp ? p->destroy_qp : stub_destroy_qp;
+	o->destroy_qp = p->destroy_qp ? pl_destroy_qp : stub_destroy_qp;
 	o->post_send = p->post_send;
 	o->post_recv = p->post_recv;
 	o->query_ece = p->query_ece;

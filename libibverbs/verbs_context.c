@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ibverbs.h"
+#include "plugin_guard.h"
 
 bool verbs_ctx_inherited(struct ibv_context *ctx)
 {
@@ -36,6 +37,7 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 
 	priv->proc_token = verbs_proc_enter();
 	priv->owner_pid = getpid();
+	pthread_mutex_init(&priv->cb_lock, NULL);
 
 	vctx->priv = priv;
 	vctx->sz = sizeof(*vctx);
@@ -66,6 +68,8 @@ IBV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
 	ctx->async_fd = -1;
 	pthread_mutex_destroy(&ctx->mutex);
 	verbs_device_put(verbs_get_device(ctx->device));
+	verbs_guard_table_free(vctx->priv);
+	pthread_mutex_destroy(&vctx->priv->cb_lock);
 	free(vctx->priv);
 	vctx->priv = NULL;
 }
