@@ -87,5 +87,5 @@ IBV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
 	if (vcmd_plugin_destroy_in_child(ah->context))
 		return 0;
-	return vcmd_set_errno(vcmd_destroy_ah(ah));
+	return vcmd_destroy_errno(vcmd_destroy_ah(ah));
 }

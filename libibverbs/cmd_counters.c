@@ -44,7 +44,7 @@ IBV_EXPORT int ibv_cmd_destroy_counters(struct verbs_counters *vcounters)
 			 UVERBS_METHOD_COUNTERS_DESTROY);
 	vcmd_attr_idr(&c, UVERBS_ATTR_DESTROY_COUNTERS_HANDLE,
 		      vcounters->handle);
-	return vcmd_set_errno(vcmd_ioctl_ctx(ctx, &c));
+	return vcmd_destroy_errno(vcmd_ioctl_ctx(ctx, &c));
 }
 
 IBV_EXPORT int ibv_cmd_read_counters(struct verbs_counters *vcounters,

@@ -352,7 +352,7 @@ IBV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
 	if (vcmd_plugin_destroy_in_child(cq->context))
 		return 0;
-	return vcmd_set_errno(vcmd_destroy_cq(cq));
+	return vcmd_destroy_errno(vcmd_destroy_cq(cq));
 }
 
 IBV_EXPORT int ibv_cmd_modify_cq(struct ibv_cq *cq,

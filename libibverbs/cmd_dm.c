@@ -47,7 +47,7 @@ IBV_EXPORT int ibv_cmd_free_dm(struct verbs_dm *dm)
 		return 0;
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE);
 	vcmd_attr_idr(&c, UVERBS_ATTR_FREE_DM_HANDLE, dm->handle);
-	return vcmd_set_errno(vcmd_ioctl_ctx(ctx, &c));
+	return vcmd_destroy_errno(vcmd_ioctl_ctx(ctx, &c));
 }
 
 IBV_EXPORT int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,

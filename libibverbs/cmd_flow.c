@@ -342,7 +342,7 @@ IBV_EXPORT int ibv_cmd_destroy_flow(struct ibv_flow *flow_id)
 	err = vcmd_ioctl_ctx(ctx, &c);
 	if (err == EPROTONOSUPPORT || err == ENOTTY)
 		err = destroy_flow_handle(ctx, flow_id->handle);
-	return vcmd_set_errno(err);
+	return vcmd_destroy_errno(err);
 }
 
 /* The ESP attributes common to create and modify. */
@@ -428,5 +428,5 @@ IBV_EXPORT int ibv_cmd_destroy_flow_action(struct verbs_flow_action *action)
 			 UVERBS_METHOD_FLOW_ACTION_DESTROY);
 	vcmd_attr_idr(&c, UVERBS_ATTR_DESTROY_FLOW_ACTION_HANDLE,
 		      action->handle);
-	return vcmd_set_errno(vcmd_ioctl_ctx(ctx, &c));
+	return vcmd_destroy_errno(vcmd_ioctl_ctx(ctx, &c));
 }

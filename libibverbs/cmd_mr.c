@@ -240,7 +240,7 @@ IBV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
 	if (vcmd_plugin_destroy_in_child(vmr->ibv_mr.context))
 		return 0;
-	return vcmd_set_errno(vcmd_dereg_mr(vmr));
+	return vcmd_destroy_errno(vcmd_dereg_mr(vmr));
 }
 
 int vcmd_query_mr(struct ibv_pd *pd, uint32_t mr_handle,

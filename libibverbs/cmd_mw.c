@@ -68,5 +68,5 @@ IBV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 {
 	if (vcmd_plugin_destroy_in_child(mw->context))
 		return 0;
-	return vcmd_set_errno(vcmd_dealloc_mw(mw));
+	return vcmd_destroy_errno(vcmd_dealloc_mw(mw));
 }

@@ -61,5 +61,5 @@ IBV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 {
 	if (vcmd_plugin_destroy_in_child(pd->context))
 		return 0;
-	return vcmd_set_errno(vcmd_dealloc_pd(pd));
+	return vcmd_destroy_errno(vcmd_dealloc_pd(pd));
 }

@@ -967,7 +967,7 @@ IBV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 {
 	if (vcmd_plugin_destroy_in_child(qp->context))
 		return 0;
-	return vcmd_set_errno(vcmd_destroy_qp(qp));
+	return vcmd_destroy_errno(vcmd_destroy_qp(qp));
 }
 
 IBV_EXPORT int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

@@ -298,7 +298,7 @@ IBV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 {
 	if (vcmd_plugin_destroy_in_child(srq->context))
 		return 0;
-	return vcmd_set_errno(vcmd_destroy_srq(srq));
+	return vcmd_destroy_errno(vcmd_destroy_srq(srq));
 }
 
 IBV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq,

@@ -396,4 +396,18 @@ static inline int vcmd_set_errno(int err)
 	return err;
 }
 
+extern bool verbs_allow_disassociate_destroy;
+
+/*
+ * The same for a plug-in's destroy: after a hot unplug the kernel answers
+ * EIO, which a plug-in that set verbs_allow_disassociate_destroy takes as
+ * success (upstream's rule), so that it frees its user-space object.
+ */
+static inline int vcmd_destroy_errno(int err)
+{
+	if (err == EIO && verbs_allow_disassociate_destroy)
+		return 0;
+	return vcmd_set_errno(err);
+}
+
 #endif /* IBV_CMD_TRANSPORT_H */

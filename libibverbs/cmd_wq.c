@@ -235,7 +235,7 @@ IBV_EXPORT int ibv_cmd_destroy_wq(struct ibv_wq *wq)
 		return 0;
 	err = destroy_wq(wq, &events_reported);
 	if (err)
-		return vcmd_set_errno(err);
+		return vcmd_destroy_errno(err);
 	vcmd_events_drain(&wq->mutex, &wq->cond, &wq->events_completed,
 			  events_reported, NULL, 0);
 	return 0;
@@ -342,6 +342,6 @@ IBV_EXPORT int ibv_cmd_destroy_rwq_ind_table(
 
 	if (verbs_ctx_inherited(ctx))
 		return 0;
-	return vcmd_set_errno(
+	return vcmd_destroy_errno(
 		destroy_ind_tbl_handle(ctx, rwq_ind_table->ind_tbl_handle));
 }

@@ -13,6 +13,13 @@
 
 #include "cmd_transport.h"
 
+/*
+ * Set by plug-ins (and from the environment, plugin_context.c) that want
+ * a destroy on a disassociated device, which the kernel answers with EIO,
+ * to count as done: the object is gone with the device.
+ */
+IBV_EXPORT bool verbs_allow_disassociate_destroy;
+
 static size_t round_up(size_t v, size_t align)
 {
 	return (v + align - 1) / align * align;

@@ -77,6 +77,6 @@ IBV_EXPORT int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
 {
 	if (vcmd_plugin_destroy_in_child(xrcd->xrcd.context))
 		return 0;
-	return vcmd_set_errno(
+	return vcmd_destroy_errno(
 		vcmd_close_xrcd(xrcd->xrcd.context, xrcd->handle));
 }

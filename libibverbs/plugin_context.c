@@ -36,8 +36,11 @@
 #include "ibverbs.h"
 #include "plugin_guard.h"
 
-/* Set from RDMAV_ALLOW_DISASSOC_DESTROY (or mlx4's old variable). */
-IBV_EXPORT bool verbs_allow_disassociate_destroy;
+/*
+ * verbs_allow_disassociate_destroy (defined with the command layer that
+ * reads it, cmd_write.c) is set from RDMAV_ALLOW_DISASSOC_DESTROY or
+ * mlx4's old variable; plug-ins may set it too.
+ */
 
 static bool env_on(const char *name)
 {

@@ -33,6 +33,8 @@ int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *rwq_ind_table);
 int ibv_cmd_create_rwq_ind_table(
 	struct ibv_context *context,
 	struct ibv_rwq_ind_table_init_attr *init_attr,
@@ -214,6 +216,35 @@ static void test_ind_table_short_resp(void)
 	      tables_destroyed, table_destroyed);
 }
 
+/*
+ * After a hot unplug the kernel answers a destroy with EIO (the stand-in
+ * kernel answers everything but the table commands so): an error unless
+ * the plug-in set verbs_allow_disassociate_destroy, then success.
+ */
+static void test_disassociated_destroy(void)
+{
+	struct ibv_pd pd = { .context = ctx, .handle = 3 };
+	struct ibv_rwq_ind_table table = { .context = ctx,
+					   .ind_tbl_handle = 4 };
+	int ret;
+
+	reset(false);
+	ret = ibv_cmd_dealloc_pd(&pd);
+	CHECK(ret == EIO && errno == EIO && commands == 1,
+	      "dealloc_pd on a dead device: EIO (%d)", ret);
+
+	verbs_allow_disassociate_destroy = true;
+	reset(false);
+	ret = ibv_cmd_dealloc_pd(&pd);
+	CHECK(ret == 0 && commands == 1,
+	      "with verbs_allow_disassociate_destroy: 0 (%d)", ret);
+	reset(false);
+	ret = ibv_cmd_destroy_rwq_ind_table(&table);
+	CHECK(ret == 0 && tables_destroyed == 1,
+	      "the flag leaves other answers alone (%d)", ret);
+	verbs_allow_disassociate_destroy = false;
+}
+
 int main(void)
 {
 	vdev.own.sysfs = &vdev.sysfs;
@@ -225,5 +256,6 @@ int main(void)
 	test_errno();
 	test_post_sge_overflow();
 	test_ind_table_short_resp();
+	test_disassociated_destroy();
 	return tap_done();
 }
