@@ -20,6 +20,16 @@ source "$_client_lib_dir/maps.sh"
 client_passed=0
 client_failed=0
 client_reference=
+# The libraries a script that runs a tool on both runs it on.  The
+# Debian runs prove a script; a second pass that changes only the
+# project's library (run-all's plug-in pass) sets CLIENT_PROJECT_ONLY=1
+# and saves them.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+if [[ ${CLIENT_PROJECT_ONLY:-0} == 1 ]]; then
+	client_wants=(project)
+else
+	client_wants=(project debian)
+fi
 
 client_init() { # PROJECT_LIB_FILE
 	[[ -n ${1:-} ]] || {
@@ -141,4 +151,91 @@ client_finish() {
 	echo "$client_passed passed, $client_failed failed"
 	((client_failed == 0))
 	exit
+}
+
+# client_pair WANT TAG SERVER_CMD... -- CLIENT_CMD...
+# A server and its client, both on WANT's library: the server in the
+# background, the client once the server has had time to listen.  Each
+# runs under `timeout` (CLIENT_PAIR_TIMEOUT seconds, default 120), so a
+# hang fails instead of blocking the run.  Saves TAG.srv.out and
+# TAG.cli.out (stdout and stderr together) and TAG.srv.rc, TAG.cli.rc, and
+# checks through the loader's trace that both ran on WANT.  Returns 0 when
+# both exited 0.  A server still running CLIENT_PAIR_GRACE seconds
+# (default 10) after its client failed is stopped with SIGTERM.
+client_pair() {
+	local want=$1 tag=$2 srv=() cli=() srv_pid srv_rc=0 cli_rc=0 dir
+	local limit=${CLIENT_PAIR_TIMEOUT:-120} side verdict
+	shift 2
+	while [[ $# -gt 0 && $1 != -- ]]; do
+		srv+=("$1")
+		shift
+	done
+	shift
+	cli=("$@")
+	dir=$(ibv_lib_dir "$want") || {
+		not_ok "$tag: no $want library"
+		return 1
+	}
+	rm -rf "$client_tmp/$tag".*
+	mkdir -p "$client_tmp/$tag.srv.ld"
+	# timeout itself is the background job, so that a signal to it
+	# reaches the server (trace_run's environment, written out).
+	LD_LIBRARY_PATH=$dir LD_DEBUG=libs \
+		LD_DEBUG_OUTPUT="$client_tmp/$tag.srv.ld/ld" \
+		timeout -k 5 "$limit" "${srv[@]}" \
+		>"$client_tmp/$tag.srv.out" 2>&1 &
+	srv_pid=$!
+	# The server needs a moment to listen under emulation.
+	sleep "${CLIENT_PAIR_DELAY:-2}"
+	LD_LIBRARY_PATH=$dir trace_run "$client_tmp/$tag.cli.ld" \
+		timeout -k 5 "$limit" "${cli[@]}" \
+		>"$client_tmp/$tag.cli.out" 2>&1 || cli_rc=$?
+	# A server whose client failed may wait for it forever: give it a
+	# few seconds to notice, then stop it (its status shows that).
+	if ((cli_rc != 0)); then
+		local i
+		for ((i = 0; i < ${CLIENT_PAIR_GRACE:-10}; i++)); do
+			kill -0 "$srv_pid" 2>/dev/null || break
+			sleep 1
+		done
+		kill -TERM "$srv_pid" 2>/dev/null
+	fi
+	wait "$srv_pid" || srv_rc=$?
+	echo "$srv_rc" >"$client_tmp/$tag.srv.rc"
+	echo "$cli_rc" >"$client_tmp/$tag.cli.rc"
+	for side in srv cli; do
+		if verdict=$(trace_assert "$client_tmp/$tag.$side.ld" "$want" \
+			"$tag $side"); then
+			ok "$verdict"
+		else
+			not_ok "$verdict"
+		fi
+	done
+	if ((srv_rc == 0 && cli_rc == 0)); then
+		ok "$tag: server and client exit 0"
+		return 0
+	fi
+	not_ok "$tag: server exit $srv_rc, client exit $cli_rc$( ((srv_rc == 124 || cli_rc == 124)) && echo ' (timed out)')"
+	client_show_pair "$tag"
+	return 1
+}
+
+# What a pair printed, indented, for a failure's context.
+client_show_pair() { # TAG
+	local side
+	for side in srv cli; do
+		echo "    --- $1 $side (exit status $(cat "$client_tmp/$1.$side.rc" 2>/dev/null)):"
+		sed 's/^/    /' "$client_tmp/$1.$side.out"
+	done
+}
+
+# client_pair_grep TAG SIDE REGEX WHAT: an extended regex must match a line
+# that SIDE (srv or cli) of the pair printed.
+client_pair_grep() {
+	if grep -Eq -- "$3" "$client_tmp/$1.$2.out"; then
+		ok "$4: $(grep -Em1 -- "$3" "$client_tmp/$1.$2.out" | tr -s ' \t' ' ')"
+	else
+		not_ok "$4: no line matching /$3/"
+		client_show_pair "$1"
+	fi
 }
