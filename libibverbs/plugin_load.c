@@ -178,7 +178,8 @@ static void read_config_file(const char *path)
 			continue;
 		word = strtok_r(p, " \t\n", &save);
 		if (!word || strcmp(word, "driver")) {
-			verbs_log_lib(VERBS_LOG_INFO,
+			/* A warning, as upstream's: the file is wrong. */
+			verbs_log_lib(VERBS_LOG_WARN,
 				      "libibverbs: ignoring '%s' in %s\n",
 				      word ? word : "", path);
 			continue;
