@@ -831,9 +831,11 @@ int main(void)
 		return 1;
 	bench_print_library();
 	/*
-	 * The extended CQ's start_poll is the provider's own function (the
-	 * library wraps only the ibv_context_ops entries of a plug-in); the
-	 * legacy post_send may be a library wrapper.
+	 * The extended QP's work request builders (wr_send, ...) are the
+	 * provider's own functions: the library wraps a plug-in's
+	 * ibv_context_ops entries and the wr_start/wr_complete and poll
+	 * callbacks (plugin_guard.c), but not the builders.  The legacy
+	 * post_send may be a library wrapper.
 	 */
 	printf("# post_send: %s\n",
 	       object_of((void *)pairs[0].a.ctx->ops.post_send));
@@ -845,7 +847,7 @@ int main(void)
 		pair_close(&pairs[1]);
 	} else {
 		printf("# provider: %s\n",
-		       object_of((void *)pairs[1].a.cqx->start_poll));
+		       object_of((void *)pairs[1].a.qpx->wr_send));
 		n = 2;
 	}
 	printf("# BENCH_SECONDS per loop: %.2f\n", budget_ns / 1e9);
