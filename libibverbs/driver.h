@@ -390,6 +390,7 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 void verbs_uninit_context(struct verbs_context *vctx);
 void verbs_install_ops(struct verbs_context *vctx,
 		       const struct verbs_ops *ops) IBV_HIDDEN;
+void verbs_install_compat_ops(struct verbs_context *vctx) IBV_HIDDEN;
 
 /* The providers */
 extern const struct verbs_provider verbs_provider_rxe IBV_HIDDEN;

@@ -658,6 +658,8 @@ static void install_public(struct verbs_context *vctx)
 	PL_SLOT(vctx, p, open_qp, open_qp, pl_open_qp);
 	PL_SLOT(vctx, p, open_xrcd, open_xrcd, pl_open_xrcd);
 	PL_SLOT(vctx, p, close_xrcd, close_xrcd, pl_close_xrcd);
+	/* The flow slots changed: the placeholders follow them. */
+	verbs_install_compat_ops(vctx);
 }
 
 /* The table every plug-in context starts from. */

@@ -1978,7 +1978,9 @@ struct ibv_device {
 /*
  * The original per-context op table, 32 pointer slots.  Only the data
  * path slots and the memory window slots are still called (by the inline
- * verbs below); the _compat_* slots merely hold their place.
+ * verbs below); the library points _compat_query_device and
+ * _compat_query_port at ibv_query_device() and ibv_query_port() for old
+ * binaries, the other _compat_* slots merely hold their place.
  */
 struct ibv_context_ops {
 	int (*_compat_query_device)(struct ibv_context *context,
@@ -2183,10 +2185,10 @@ struct verbs_context {
 			       struct ibv_device_attr_ex *attr,
 			       size_t attr_size);
 	int (*ibv_destroy_flow)(struct ibv_flow *flow);
-	void (*ABI_placeholder2)(void);		/* never set */
+	void (*ABI_placeholder2)(void);		/* = ibv_destroy_flow */
 	struct ibv_flow *(*ibv_create_flow)(struct ibv_qp *qp,
 					    struct ibv_flow_attr *flow_attr);
-	void (*ABI_placeholder1)(void);		/* never set */
+	void (*ABI_placeholder1)(void);		/* = ibv_create_flow */
 	struct ibv_qp *(*open_qp)(struct ibv_context *context,
 				  struct ibv_qp_open_attr *attr);
 	struct ibv_qp *(*create_qp_ex)(

@@ -75,6 +75,24 @@ IBV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
 }
 
 /*
+ * The slots rdma-core 44 fills on every context after the provider's
+ * alloc_context (facts: its device.c, set_lib_ops()): binaries built
+ * against libibverbs 1.1 call query_device and query_port through the
+ * _compat_ slots, and those built against 1.1.8 find create_flow and
+ * destroy_flow in the two placeholders.  Called after each change of the
+ * flow slots, so the placeholders always mirror them.
+ */
+void verbs_install_compat_ops(struct verbs_context *vctx)
+{
+	struct ibv_context_ops *pub = &vctx->context.ops;
+
+	pub->_compat_query_device = ibv_query_device;
+	pub->_compat_query_port = ibv_query_port;
+	vctx->ABI_placeholder1 = (void (*)(void))vctx->ibv_create_flow;
+	vctx->ABI_placeholder2 = (void (*)(void))vctx->ibv_destroy_flow;
+}
+
+/*
  * Install a provider's ops.  The data-path slots of struct ibv_context_ops
  * that inline verbs call straight from the application get the provider's
  * functions; every other public slot gets a library wrapper that checks
@@ -108,6 +126,7 @@ void verbs_install_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
 		vctx->create_srq_ex = verbs_create_srq_ex;
 	if (ops->get_srq_num)
 		vctx->get_srq_num = verbs_get_srq_num;
+	verbs_install_compat_ops(vctx);
 }
 
 static int open_cdev(struct ibv_device *device)
