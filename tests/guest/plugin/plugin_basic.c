@@ -104,6 +104,42 @@ static int *plugin_counter(void *h, const char *name)
 	return p ? p : &zero;
 }
 
+/*
+ * rdma-core 44 fills the slots older binaries call directly (its
+ * device.c): query_device and query_port through the _compat_ slots, the
+ * flow verbs of libibverbs 1.1.8 through the two placeholders.
+ */
+static void check_compat_slots(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+	struct ibv_device_attr attr;
+	struct ibv_port_attr pa;
+	int ret;
+
+	if (!gc_ok(ctx->ops._compat_query_device &&
+			   ctx->ops._compat_query_port,
+		   "the _compat_query_device and _compat_query_port slots "
+		   "are set"))
+		return;
+	memset(&attr, 0, sizeof(attr));
+	ret = ctx->ops._compat_query_device(ctx, &attr);
+	gc_ok(!ret && attr.phys_port_cnt == 1,
+	      "query_device through its _compat_ slot: %d, %d port", ret,
+	      attr.phys_port_cnt);
+	memset(&pa, 0, sizeof(pa));
+	ret = ctx->ops._compat_query_port(
+		ctx, 1, (struct _compat_ibv_port_attr *)(void *)&pa);
+	gc_ok(!ret && pa.state == IBV_PORT_ACTIVE,
+	      "query_port through its _compat_ slot: %d, state %d", ret,
+	      pa.state);
+	gc_ok(vctx &&
+		      vctx->ABI_placeholder1 ==
+			      (void (*)(void))vctx->ibv_create_flow &&
+		      vctx->ABI_placeholder2 ==
+			      (void (*)(void))vctx->ibv_destroy_flow,
+	      "the placeholders of libibverbs 1.1.8 hold the flow verbs");
+}
+
 /* In a child: the parent's context refused, control and data path. */
 static void check_child(struct ibv_context *ctx, struct ibv_cq *cq, void *h)
 {
@@ -171,6 +207,7 @@ static void check_context(struct ibv_device *dev, void *h)
 	gc_guard(strstr(lib_of((void *)ctx->ops.poll_cq), "libibverbs.so"),
 		 "poll_cq is the library's wrapper (%s)",
 		 lib_of((void *)ctx->ops.poll_cq));
+	check_compat_slots(ctx);
 
 	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
 	if (cq) {
@@ -256,6 +293,7 @@ int main(int argc, char **argv)
 				 "rxe0 is the built-in provider's (%s)",
 				 ctx ? lib_of((void *)ctx->ops.poll_cq) : "");
 			if (ctx) {
+				check_compat_slots(ctx);
 				check_init_cq(ctx);
 				ibv_close_device(ctx);
 			}
