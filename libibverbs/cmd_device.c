@@ -67,8 +67,6 @@ static int query_context_link(struct verbs_context *vctx,
 	ctx->num_comp_vectors = num_comp_vectors;
 	/* Plug-ins read it from their device (rdma-core's core_support). */
 	verbs_get_device(ctx->device)->pub->core_support = core_support;
-	/* The async event file belongs to the process that opened it. */
-	ctx->async_fd = -1;
 	return 0;
 }
 
