@@ -9,6 +9,7 @@
  * uverbs device across scans, so the pointers ibv_get_device_list() hands
  * out stay stable while the device exists.
  */
+#define _GNU_SOURCE	/* secure_getenv() */
 #include <dirent.h>
 #include <endian.h>
 #include <limits.h>
@@ -247,6 +248,8 @@ static struct verbs_device *probe_uverbs(const char *sysfs,
 /*
  * RDMAV_RXE_PROVIDER=plugin: rxe devices go to a plug-in (Debian's
  * librxe-rdmav34.so through rxe.driver) instead of the built-in provider.
+ * secure_getenv(), as IBV_CONFIG_DIR: the user of a set-uid program must
+ * not trade the built-in provider's guarantees for a plug-in's.
  */
 static bool builtin_refused(const struct verbs_provider *prov)
 {
@@ -254,7 +257,7 @@ static bool builtin_refused(const struct verbs_provider *prov)
 
 	if (prov != &verbs_provider_rxe)
 		return false;
-	env = getenv("RDMAV_RXE_PROVIDER");
+	env = secure_getenv("RDMAV_RXE_PROVIDER");
 	return env && !strcmp(env, "plugin");
 }
 
