@@ -143,11 +143,17 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		return IBV_REREG_MR_ERR_INPUT;
 	}
 	err = verbs_check_ctx(mr->context);
-	if (!err && !verbs_ops(mr->context)->rereg_mr)
-		err = EOPNOTSUPP;
 	if (err) {
 		errno = err;
 		return IBV_REREG_MR_ERR_INPUT;
+	}
+	/*
+	 * A provider without the op (Debian's librxe) fails the command, as
+	 * rdma-core 44's stub for it does: ERR_CMD with EOPNOTSUPP.
+	 */
+	if (!verbs_ops(mr->context)->rereg_mr) {
+		errno = EOPNOTSUPP;
+		return IBV_REREG_MR_ERR_CMD;
 	}
 
 	if (move) {
