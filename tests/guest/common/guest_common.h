@@ -110,6 +110,13 @@ bool gc_guard(bool cond, const char *fmt, ...)
 void gc_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool gc_known_bug(bool cond, const char *bug, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The same for a known bug of Debian's librxe plug-in: known wherever
+ * that plug-in serves rxe, on Debian's library or, with
+ * RDMAV_RXE_PROVIDER=plugin, on this one.
+ */
+bool gc_known_librxe_bug(bool cond, const char *bug, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* True when the mapped libibverbs.so.1 is the system's (/usr/lib...). */
 bool gc_system_lib(void);
 void gc_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

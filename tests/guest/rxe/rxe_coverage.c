@@ -389,10 +389,10 @@ static void test_mw_send_inv(void)
 	gc_ok(wc.invalidated_rkey == rkey,
 	      "send_inv: invalidated_rkey is the window's (0x%x)",
 	      wc.invalidated_rkey);
-	gc_known_bug(wc.wc_flags & IBV_WC_WITH_INV,
-		     "librxe 44 copies the kernel's wc_flags bits unchanged",
-		     "send_inv: wc_flags has IBV_WC_WITH_INV (0x%x)",
-		     wc.wc_flags);
+	gc_known_librxe_bug(wc.wc_flags & IBV_WC_WITH_INV,
+			    "librxe 44 copies the kernel's wc_flags bits unchanged",
+			    "send_inv: wc_flags has IBV_WC_WITH_INV (0x%x)",
+			    wc.wc_flags);
 	st = remote_write(&t, rkey, 0x72);
 	gc_ok(st == IBV_WC_REM_ACCESS_ERR,
 	      "send_inv: the window's rkey no longer works (%s)",

@@ -164,10 +164,10 @@ static void test_ex_poll(void)
 		      i);
 		ibv_end_poll(cb);
 		i = ibv_start_poll(cb, &pattr);
-		gc_known_bug(i == ENOENT,
-			     "rdma-core 44 librxe: end_poll after an ENOENT "
-			     "next_poll consumes one slot too many",
-			     "nothing left after next_poll/end_poll (%d)", i);
+		gc_known_librxe_bug(i == ENOENT,
+				    "rdma-core 44 librxe: end_poll after an ENOENT "
+				    "next_poll consumes one slot too many",
+				    "nothing left after next_poll/end_poll (%d)", i);
 		if (!i)
 			ibv_end_poll(cb);
 	}
