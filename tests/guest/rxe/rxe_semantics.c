@@ -179,8 +179,8 @@ static void test_states(enum ibv_qp_type type, const char *t)
 	err = try_send(&p, &a, 2, ah, &bad);
 	gc_ok(err == EINVAL, "%s: post_send in INIT is EINVAL (%s)", t,
 	      strerror(err));
-	gc_guard(bad == (struct ibv_send_wr *)1,
-		 "%s: *bad_wr is the refused request", t);
+	gc_builtin_guard(bad == (struct ibv_send_wr *)1,
+			 "%s: *bad_wr is the refused request", t);
 
 	if (type == IBV_QPT_UD) {
 		gc_ok(!to_state(p.qp_a, IBV_QPS_RTR), "%s: to RTR", t);
@@ -201,8 +201,8 @@ static void test_states(enum ibv_qp_type type, const char *t)
 	gc_ok(!err, "%s: post_send in RTS (%s)", t, strerror(err));
 	gc_ok(gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
 	      wc.status == IBV_WC_SUCCESS, "%s: a send completes", t);
-	gc_guard(wc.wr_id == 4 && gc_poll(p.cq_a, 1, &wc, 500) == 0,
-		 "%s: the sends refused before RTS never ran", t);
+	gc_builtin_guard(wc.wr_id == 4 && gc_poll(p.cq_a, 1, &wc, 500) == 0,
+			 "%s: the sends refused before RTS never ran", t);
 
 	err = ibv_post_send(p.qp_a, NULL, &bad);
 	gc_ok(err == EINVAL, "%s: post_send of no request is EINVAL (%s)", t,
@@ -325,8 +325,8 @@ static void test_states_ex(void)
 	gc_ok(!try_send(&p, &a, 4, NULL, &bad), "qp_ex: post_send in RTS");
 	gc_ok(gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
 	      wc.status == IBV_WC_SUCCESS, "qp_ex: a send completes");
-	gc_guard(wc.wr_id == 4 && gc_poll(p.cq_a, 1, &wc, 500) == 0,
-		 "qp_ex: the batch and the bind refused in INIT never ran");
+	gc_builtin_guard(wc.wr_id == 4 && gc_poll(p.cq_a, 1, &wc, 500) == 0,
+			 "qp_ex: the batch and the bind refused in INIT never ran");
 out:
 	if (mw)
 		ibv_dealloc_mw(mw);
