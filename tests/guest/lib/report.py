@@ -222,14 +222,14 @@ def judge_ctest(verdict, out, guard, mode):
         return True, (f"guard: {len(t['guard_fail'])} guard check(s) "
                       "failed on Debian's libibverbs, as expected")
     bad = t["other_fail"] + t["guard_fail"]
-    if mode != "debian":
+    if mode not in ("debian", "plugin"):
         bad += ["(TODO) known bug"] * t["todo"]
     if bad:
         return False, f"{len(bad)} failed: " + first(bad)
     if verdict != "Passed":
         return False, "exit status non-zero with no failed check"
     if t["todo"]:
-        return True, f"{t['todo']} known bug(s) of Debian's library"
+        return True, f"{t['todo']} known bug(s) of Debian's library or librxe"
     return True, ""
 
 
@@ -246,8 +246,11 @@ def do_ctest(junit, tests_json, kind, log, rc, phase, mode, counts):
                  counts)
             continue
         out = tc.findtext("system-out") or ""
+        # Debian's librxe serves rxe in the plug-in pass: its known bugs
+        # (gc_known_librxe_bug) may fail there as on Debian's library.
+        judged = "plugin" if phase.startswith("plugin-") else mode
         passed, why = judge_ctest(verdicts.get(name), out,
-                                  "guard" in labels[name], mode)
+                                  "guard" in labels[name], judged)
         emit(phase, name, passed, why, counts)
     for name in labels:
         if name not in seen:
