@@ -642,36 +642,6 @@ int ibv_close_device_compat(struct ibv_context_1_0 *context)
 	return ret;
 }
 
-/* Which object an async event is about (verbs.h, enum ibv_event_type). */
-enum compat_event_object {
-	EV_NONE,
-	EV_CQ,
-	EV_QP,
-	EV_SRQ
-};
-
-static enum compat_event_object event_object(enum ibv_event_type type)
-{
-	switch (type) {
-	case IBV_EVENT_CQ_ERR:
-		return EV_CQ;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return EV_QP;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return EV_SRQ;
-	default:
-		return EV_NONE;
-	}
-}
-
 /*
  * The event names the 1.0 shell: each real object's user context points
  * at its shell (set when the shell was made).
@@ -683,7 +653,7 @@ int ibv_get_async_event_compat(struct ibv_context_1_0 *context,
 
 	if (ret)
 		return ret;
-	switch (event_object(event->event_type)) {
+	switch (event_object_of(event->event_type)) {
 	case EV_CQ:
 		event->element.cq = event->element.cq->cq_context;
 		break;
@@ -693,6 +663,7 @@ int ibv_get_async_event_compat(struct ibv_context_1_0 *context,
 	case EV_SRQ:
 		event->element.srq = event->element.srq->srq_context;
 		break;
+	case EV_WQ:	/* no 1.0 object: the real one is passed on */
 	case EV_NONE:
 		break;
 	}
@@ -707,7 +678,7 @@ void ibv_ack_async_event_compat(struct ibv_async_event *event)
 	if (!event)
 		return;
 	real = *event;
-	switch (event_object(event->event_type)) {
+	switch (event_object_of(event->event_type)) {
 	case EV_CQ:
 		real.element.cq =
 			real_cq((struct ibv_cq_1_0 *)event->element.cq);
@@ -720,6 +691,7 @@ void ibv_ack_async_event_compat(struct ibv_async_event *event)
 		real.element.srq =
 			real_srq((struct ibv_srq_1_0 *)event->element.srq);
 		break;
+	case EV_WQ:	/* no 1.0 object: the real one is passed on */
 	case EV_NONE:
 		break;
 	}

@@ -89,10 +89,7 @@ IBV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 	return 0;
 }
 
-/* Which kind of object an asynchronous event is about. */
-enum event_object { EV_CQ, EV_QP, EV_SRQ, EV_WQ, EV_NONE };
-
-static enum event_object event_object_of(enum ibv_event_type type)
+enum event_object event_object_of(enum ibv_event_type type)
 {
 	switch (type) {
 	case IBV_EVENT_CQ_ERR:
