@@ -31,16 +31,23 @@ else
 	client_wants=(project debian)
 fi
 
+# CLIENT_ONLY=WANT: that library alone, "installed" (ours, installed at
+# Debian's path from our package) or "debian", for tests/pkg/in-guest in a
+# root without a build tree; no PROJECT_LIB_FILE then.
+[[ -z ${CLIENT_ONLY:-} ]] || client_wants=("$CLIENT_ONLY")
+
 client_init() { # PROJECT_LIB_FILE
-	[[ -n ${1:-} ]] || {
-		echo "usage: $0 PATH/TO/libibverbs.so.1"
-		exit 2
-	}
-	IBV_PROJECT_LIB=$1
-	export IBV_PROJECT_LIB
-	if ! ibv_lib_path project >/dev/null; then
-		echo "not ok - the project library $1 is missing; build it first"
-		exit 1
+	if [[ " ${client_wants[*]} " == *" project "* ]]; then
+		[[ -n ${1:-} ]] || {
+			echo "usage: $0 PATH/TO/libibverbs.so.1"
+			exit 2
+		}
+		IBV_PROJECT_LIB=$1
+		export IBV_PROJECT_LIB
+		if ! ibv_lib_path project >/dev/null; then
+			echo "not ok - the project library $1 is missing; build it first"
+			exit 1
+		fi
 	fi
 	client_tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibv-client.XXXXXX")
 	trap 'rm -rf "$client_tmp"' EXIT
@@ -56,13 +63,29 @@ not_ok() {
 	client_failed=$((client_failed + 1))
 }
 
+# Sets client_ldenv to the env(1) arguments that select WANT's library:
+# LD_LIBRARY_PATH naming its directory (which also beats the RUNPATH of our
+# own binaries), or, for the installed library, no LD_LIBRARY_PATH at all,
+# so that the loader finds what a user's program finds.
+_client_ld_env() { # WANT
+	local dir
+	client_ldenv=()
+	if [[ $1 == installed ]]; then
+		ibv_lib_path installed >/dev/null || return
+		client_ldenv=(-u LD_LIBRARY_PATH)
+		return 0
+	fi
+	dir=$(ibv_lib_dir "$1") || return
+	client_ldenv=("LD_LIBRARY_PATH=$dir")
+}
+
 # client_run WANT TAG CMD [ARGS...]
 # Runs CMD on WANT's library (project: LD_LIBRARY_PATH names the build's
-# lib directory; debian: it names Debian's, which also beats the RUNPATH
-# of our own binaries).  Saves TAG.out, TAG.err, TAG.rc under the temp
+# lib directory; debian: it names Debian's; installed: see
+# _client_ld_env).  Saves TAG.out, TAG.err, TAG.rc under the temp
 # dir and checks through the loader's trace that CMD really ran on WANT.
 client_run() {
-	local want=$1 tag=$2 dir rc=0
+	local want=$1 tag=$2 rc=0
 	shift 2
 	# Debian's is the reference only if it is Debian's 44.0-2 (maps.sh).
 	if [[ $want == debian && -z $client_reference ]]; then
@@ -74,12 +97,12 @@ client_run() {
 			return 1
 		fi
 	fi
-	dir=$(ibv_lib_dir "$want") || {
+	_client_ld_env "$want" || {
 		not_ok "$tag: no $want library"
 		return 1
 	}
 	rm -rf "$client_tmp/$tag.ld"
-	LD_LIBRARY_PATH=$dir trace_run "$client_tmp/$tag.ld" "$@" \
+	trace_run "$client_tmp/$tag.ld" env "${client_ldenv[@]}" "$@" \
 		>"$client_tmp/$tag.out" 2>"$client_tmp/$tag.err" || rc=$?
 	echo "$rc" >"$client_tmp/$tag.rc"
 	local verdict
@@ -163,7 +186,7 @@ client_finish() {
 # both exited 0.  A server still running CLIENT_PAIR_GRACE seconds
 # (default 10) after its client failed is stopped with SIGTERM.
 client_pair() {
-	local want=$1 tag=$2 srv=() cli=() srv_pid srv_rc=0 cli_rc=0 dir
+	local want=$1 tag=$2 srv=() cli=() srv_pid srv_rc=0 cli_rc=0
 	local limit=${CLIENT_PAIR_TIMEOUT:-120} side verdict
 	shift 2
 	while [[ $# -gt 0 && $1 != -- ]]; do
@@ -172,7 +195,7 @@ client_pair() {
 	done
 	shift
 	cli=("$@")
-	dir=$(ibv_lib_dir "$want") || {
+	_client_ld_env "$want" || {
 		not_ok "$tag: no $want library"
 		return 1
 	}
@@ -180,15 +203,14 @@ client_pair() {
 	mkdir -p "$client_tmp/$tag.srv.ld"
 	# timeout itself is the background job, so that a signal to it
 	# reaches the server (trace_run's environment, written out).
-	LD_LIBRARY_PATH=$dir LD_DEBUG=libs \
-		LD_DEBUG_OUTPUT="$client_tmp/$tag.srv.ld/ld" \
-		timeout -k 5 "$limit" "${srv[@]}" \
+	LD_DEBUG=libs LD_DEBUG_OUTPUT="$client_tmp/$tag.srv.ld/ld" \
+		timeout -k 5 "$limit" env "${client_ldenv[@]}" "${srv[@]}" \
 		>"$client_tmp/$tag.srv.out" 2>&1 &
 	srv_pid=$!
 	# The server needs a moment to listen under emulation.
 	sleep "${CLIENT_PAIR_DELAY:-2}"
-	LD_LIBRARY_PATH=$dir trace_run "$client_tmp/$tag.cli.ld" \
-		timeout -k 5 "$limit" "${cli[@]}" \
+	trace_run "$client_tmp/$tag.cli.ld" \
+		timeout -k 5 "$limit" env "${client_ldenv[@]}" "${cli[@]}" \
 		>"$client_tmp/$tag.cli.out" 2>&1 || cli_rc=$?
 	# A server whose client failed may wait for it forever: give it a
 	# few seconds to notice, then stop it (its status shows that).

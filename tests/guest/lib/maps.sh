@@ -22,9 +22,12 @@
 #    there; a library that is loaded but never initialised could not run
 #    a single verb anyway.)
 #
-# WANT is "project" (the library of the build under test) or "debian"
-# (/usr/lib/x86_64-linux-gnu/libibverbs.so.1).  Paths are compared after
-# realpath, so the libibverbs.so.1 symlink and its target are one file.
+# WANT is "project" (the library of the build under test), "debian"
+# (/usr/lib/x86_64-linux-gnu/libibverbs.so.1) or "installed" (the same
+# path, where it must be this project's library from its package
+# libibverbs-fork1: the bookworm root of tests/pkg).  Paths are compared
+# after realpath, so the libibverbs.so.1 symlink and its target are one
+# file.
 #
 # The project library is named by IBV_PROJECT_LIB (a path to it or to the
 # directory holding it) or else by IBV_BUILD_DIR/lib/libibverbs.so.1.
@@ -81,6 +84,20 @@ ibv_verify_debian() {
 	echo "reference: $lib; $rxe"
 }
 
+# The file PATH resolves to belongs to our package libibverbs-fork1.
+_ours_installed() { # PATH
+	local real owner
+	real=$(realpath -e "$1" 2>/dev/null) || {
+		echo "maps.sh: $1 does not exist" >&2
+		return 1
+	}
+	owner=$(dpkg-query -S "$real" 2>/dev/null)
+	[[ $owner == "libibverbs-fork1:amd64: $real" ]] || {
+		echo "maps.sh: $real is not from libibverbs-fork1 (${owner:-no package})" >&2
+		return 1
+	}
+}
+
 # Print the real path of the library WANT stands for.
 ibv_lib_path() { # WANT
 	local p
@@ -97,8 +114,12 @@ ibv_lib_path() { # WANT
 		fi
 		;;
 	debian) p=$IBV_DEBIAN_LIB_DIR/libibverbs.so.1 ;;
+	installed)
+		p=$IBV_DEBIAN_LIB_DIR/libibverbs.so.1
+		_ours_installed "$p" || return 2
+		;;
 	*)
-		echo "maps.sh: WANT must be project or debian, not '$1'" >&2
+		echo "maps.sh: WANT must be project, debian or installed, not '$1'" >&2
 		return 2
 		;;
 	esac
@@ -121,11 +142,11 @@ ibv_lib_dir() { # WANT
 _judge_paths() { # WANT WHAT
 	local want=$1 what=$2 expect other line ok=1 seen=0 real
 	expect=$(ibv_lib_path "$want") || return 2
-	if [[ $want == project ]]; then
-		other=$(ibv_lib_path debian 2>/dev/null) || other=
-	else
-		other=$(ibv_lib_path project 2>/dev/null) || other=
-	fi
+	case $want in
+	project) other=$(ibv_lib_path debian 2>/dev/null) || other= ;;
+	debian) other=$(ibv_lib_path project 2>/dev/null) || other= ;;
+	*) other= ;;
+	esac
 	while IFS= read -r line; do
 		[[ -n $line ]] || continue
 		real=$(realpath -e "$line" 2>/dev/null) || real=$line

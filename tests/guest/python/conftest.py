@@ -12,6 +12,10 @@ have mapped exactly the library under test and no other libibverbs.
                                     (IBV_BUILD_DIR defaults to build/ in
                                     the checkout)
   IBV_UNDER_TEST=debian             /usr/lib/x86_64-linux-gnu's
+  IBV_UNDER_TEST=installed          /usr/lib/x86_64-linux-gnu's, which
+                                    must be this project's, installed
+                                    from its package libibverbs-fork1
+                                    (tests/pkg)
 
 With IBV_UNDER_TEST=debian the library must also be Debian's rdma-core
 44.0-2 as shipped (tests/guest/lib/maps.sh, ibv_verify_debian): once this
@@ -38,13 +42,13 @@ def project_lib():
 
 def expected_lib():
     """Real path of the library under test, or raise with the reason."""
-    if UNDER_TEST == 'debian':
+    if UNDER_TEST in ('debian', 'installed'):
         path = DEBIAN_LIB
     elif UNDER_TEST == 'project':
         path = project_lib()
     else:
-        raise RuntimeError("IBV_UNDER_TEST must be 'project' or 'debian', "
-                           "not %r" % UNDER_TEST)
+        raise RuntimeError("IBV_UNDER_TEST must be 'project', 'debian' or "
+                           "'installed', not %r" % UNDER_TEST)
     if not os.path.exists(path):
         raise RuntimeError('the library under test %s does not exist '
                            '(IBV_UNDER_TEST=%s)' % (path, UNDER_TEST))
@@ -85,6 +89,18 @@ def reference_problem():
     return None if out.returncode == 0 else out.stdout.strip()
 
 
+def installed_problem():
+    """None when /usr/lib's libibverbs is ours from libibverbs-fork1."""
+    real = os.path.realpath(DEBIAN_LIB)
+    out = subprocess.run(['dpkg-query', '-S', real], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    # Exactly one owner, ours (maps.sh's _ours_installed checks the same).
+    if out.returncode == 0 and \
+            out.stdout.strip() == 'libibverbs-fork1:amd64: ' + real:
+        return None
+    return '%s is not from libibverbs-fork1: %s' % (real, out.stdout.strip())
+
+
 def pytest_sessionstart(session):
     try:
         # Loads libibverbs.so.1 (and librdmacm, which needs it too).
@@ -99,6 +115,8 @@ def pytest_sessionstart(session):
         problem = str(err)
     if not problem and UNDER_TEST == 'debian':
         problem = reference_problem()
+    if not problem and UNDER_TEST == 'installed':
+        problem = installed_problem()
     if problem:
         pytest.exit('FAIL: wrong libibverbs: ' + problem, returncode=3)
 

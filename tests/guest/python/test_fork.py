@@ -2,7 +2,8 @@
 """Fork support through Debian's pyverbs: status, traffic, the child guard.
 
 Runs against the project's library by default, and against Debian's when
-IBV_UNDER_TEST=debian (tests/guest/run-all does both).  Tests of what
+IBV_UNDER_TEST=debian (tests/guest/run-all does both); IBV_UNDER_TEST=
+installed runs it on ours installed from the package (tests/pkg).  Tests of what
 upstream also does must pass on both; tests of guarantees upstream lacks
 are strict xfails on Debian's library, so the run says so and a guard test
 that passed there would turn red.  Only a failed assertion of the guarantee
@@ -20,6 +21,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEVICE = os.environ.get('IBV_TEST_DEVICE', 'rxe0')
 UPSTREAM = os.environ.get('IBV_UNDER_TEST') == 'debian'
+# Ours, installed from its package over Debian's path (tests/pkg).
+INSTALLED = os.environ.get('IBV_UNDER_TEST') == 'installed'
 DEBIAN_LIB = '/usr/lib/x86_64-linux-gnu/libibverbs.so.1'
 
 # enum ibv_fork_status
@@ -54,9 +57,10 @@ def check_library(path):
     """The process that ran the scenario mapped the library under test."""
     if not path:
         raise ScenarioError('libibverbs.so.1 was not mapped')
-    if UPSTREAM != (path == os.path.realpath(DEBIAN_LIB)):
+    if (UPSTREAM or INSTALLED) != (path == os.path.realpath(DEBIAN_LIB)):
         raise ScenarioError('the scenario ran on %s, not on the %s library'
-                            % (path, 'Debian' if UPSTREAM else 'project'))
+                            % (path, 'Debian' if UPSTREAM else
+                               'installed' if INSTALLED else 'project'))
 
 
 _SCENARIOS = {}
