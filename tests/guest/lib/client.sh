@@ -176,6 +176,25 @@ client_finish() {
 	exit
 }
 
+# The server needs a moment to listen under emulation: CLIENT_PAIR_DELAY
+# seconds (default 2), or, with CLIENT_PAIR_READY set, until that shell
+# command succeeds (at most CLIENT_PAIR_READY_WAIT seconds, default 30, or
+# until the server exits), for a server that may start slowly (cold caches
+# over 9p) and whose listening the kernel shows (rdma resource show cm_id).
+_client_wait_server() { # PID
+	local i
+	if [[ -z ${CLIENT_PAIR_READY:-} ]]; then
+		sleep "${CLIENT_PAIR_DELAY:-2}"
+		return
+	fi
+	for ((i = 0; i < ${CLIENT_PAIR_READY_WAIT:-30} * 5; i++)); do
+		! bash -c "$CLIENT_PAIR_READY" >/dev/null 2>&1 || return 0
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	echo "# the server was not ready after ${CLIENT_PAIR_READY_WAIT:-30} s; starting the client anyway"
+}
+
 # client_pair WANT TAG SERVER_CMD... -- CLIENT_CMD...
 # A server and its client, both on WANT's library: the server in the
 # background, the client once the server has had time to listen.  Each
@@ -207,8 +226,7 @@ client_pair() {
 		timeout -k 5 "$limit" env "${client_ldenv[@]}" "${srv[@]}" \
 		>"$client_tmp/$tag.srv.out" 2>&1 &
 	srv_pid=$!
-	# The server needs a moment to listen under emulation.
-	sleep "${CLIENT_PAIR_DELAY:-2}"
+	_client_wait_server "$srv_pid"
 	trace_run "$client_tmp/$tag.cli.ld" \
 		timeout -k 5 "$limit" env "${client_ldenv[@]}" "${cli[@]}" \
 		>"$client_tmp/$tag.cli.out" 2>&1 || cli_rc=$?
