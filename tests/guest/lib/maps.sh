@@ -36,6 +36,9 @@ IBV_DEBIAN_LIB_DIR=/usr/lib/x86_64-linux-gnu
 # The reference: Debian bookworm's rdma-core.  Once this project's own
 # packages are installed, /usr/lib holds our library, and every comparison
 # "against Debian" would compare ours with ours; ibv_verify_debian says so.
+# Its stable updates (44.0-2+deb12u1, ...) are the reference too: a
+# bookworm machine, and the root of tests/pkg/make-root, get them from
+# bookworm-security without anyone asking.
 IBV_DEBIAN_VERSION=44.0-2
 IBV_DEBIAN_RXE=$IBV_DEBIAN_LIB_DIR/libibverbs/librxe-rdmav34.so
 
@@ -45,10 +48,11 @@ _debian_file() {
 	local pkg=$1:amd64 path=$2 real ver owner want got
 	ver=$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' "$pkg" \
 		2>/dev/null) || ver="not installed"
-	if [[ $ver != "$IBV_DEBIAN_VERSION ii " ]]; then
+	if [[ ! $ver =~ ^${IBV_DEBIAN_VERSION//./\\.}(\+deb[0-9]+u[0-9]+)?\ ii\ $ ]]; then
 		echo "REFERENCE: $pkg is '${ver% }', not Debian's $IBV_DEBIAN_VERSION"
 		return 1
 	fi
+	ver=${ver%% *}
 	if ! real=$(realpath -e "$path" 2>/dev/null); then
 		echo "REFERENCE: $path does not exist"
 		return 1
@@ -62,10 +66,10 @@ _debian_file() {
 		"/var/lib/dpkg/info/$pkg.md5sums" 2>/dev/null)
 	got=$(md5sum <"$real" | cut -d' ' -f1)
 	if [[ -z $want || $want != "$got" ]]; then
-		echo "REFERENCE: $real has md5 $got, $pkg $IBV_DEBIAN_VERSION ships '${want:-nothing}'"
+		echo "REFERENCE: $real has md5 $got, $pkg $ver ships '${want:-nothing}'"
 		return 1
 	fi
-	echo "$real ($pkg $IBV_DEBIAN_VERSION, md5 $got)"
+	echo "$real ($pkg $ver, md5 $got)"
 }
 
 # Prove that the reference library and its rxe provider are Debian's
