@@ -216,8 +216,8 @@ def targets(page):
                     f"{rs[len(rs) // 2]:.2f}, range {rs[0]:.2f} .. {rs[-1]:.2f}"))
     else:
         out.append(("Wrapping a plug-in's data path (ours-plugin/debian)",
-                    None, "n/a: the plug-in did not serve rxe in this run "
-                    "(plug-in loading not on this branch yet)"))
+                    None, "not measured: no ours-plugin data-path run "
+                    "passed (see the runs marked WRONG-PROVIDER or FAIL)"))
     rows = (metrics(page.order, r"(reg_each|dereg_each|fork|reg_dereg_live)"
                     r"\.([0-9]+|overlap)"))
     rs = [(page.ratio("ours-legacy", "debian", m), m) for m in rows]
@@ -328,9 +328,9 @@ def main():
     for c, p in providers:
         w(f"- Provider of `{c}`: `{p.strip()}`")
     if not any(c == "ours-plugin" for c, _ in providers):
-        w("- `ours-plugin`: the plug-in did not serve rxe (the built-in "
-          "provider answered RDMAV_RXE_PROVIDER=plugin), so its cells read "
-          "n/a")
+        w("- `ours-plugin`: no data-path run was served by the plug-in "
+          "(bench/run marks such a run WRONG-PROVIDER), so its cells are "
+          "empty")
     w("")
     w("Under TCG every instruction is emulated: absolute times are many "
       "times those of real hardware, and only ratios within one run mean "
@@ -391,8 +391,8 @@ def main():
     w("")
     w("## All numbers")
     w("")
-    w("Medians; `-`: not run in that set-up; `n/a`: the set-up's provider "
-      "did not serve.  debian/ours above 1 means ours is faster or smaller.")
+    w("Medians; `-`: not run in that set-up, or no run of it passed.  "
+      "debian/ours above 1 means ours is faster or smaller.")
     w("")
     w("| metric | ours | ours-legacy | ours-plugin | debian | unit | debian/ours |")
     w("| --- | ---: | ---: | ---: | ---: | --- | ---: |")
