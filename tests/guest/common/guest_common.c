@@ -95,8 +95,11 @@ bool gc_guard(bool cond, const char *fmt, ...)
 
 bool gc_system_lib(void)
 {
-	return !strncmp(gc_mapped_libibverbs(), "/usr/lib", 8) ||
-	       !strncmp(gc_mapped_libibverbs(), "/lib", 4);
+	const char *lib = gc_mapped_libibverbs();
+	const char *base = strrchr(lib, '/');
+
+	return (!strncmp(lib, "/usr/lib/", 9) || !strncmp(lib, "/lib/", 5)) &&
+	       base && !strcmp(base, "/libibverbs.so.1.14.44.0");
 }
 
 /* True when Debian's librxe plug-in serves rxe in this process. */

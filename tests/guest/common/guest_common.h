@@ -126,7 +126,12 @@ bool gc_known_librxe_bug(bool cond, const char *bug, const char *fmt, ...)
  */
 bool gc_builtin_guard(bool cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* True when the mapped libibverbs.so.1 is the system's (/usr/lib...). */
+/*
+ * True when the mapped libibverbs.so.1 is Debian's: rdma-core's file,
+ * libibverbs.so.1.14.44.0, in the system's directory.  Ours is
+ * libibverbs.so.1.14.44, in a build tree or, installed from our package,
+ * in that same directory.
+ */
 bool gc_system_lib(void);
 void gc_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gc_finish(void);
