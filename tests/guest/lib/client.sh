@@ -21,20 +21,17 @@ client_passed=0
 client_failed=0
 client_reference=
 # The libraries a script that runs a tool on both runs it on.  The
-# Debian runs prove a script; a second pass that changes only the
-# project's library (run-all's plug-in pass) sets CLIENT_PROJECT_ONLY=1
-# and saves them.
+# Debian runs prove a script.  CLIENT_ONLY=WANT runs it on that library
+# alone: "project" for a second pass that changes only the project's
+# library (run-all's plug-in pass), "installed" (ours, installed at
+# Debian's path from our package) or "debian" for tests/pkg/in-guest in a
+# root without a build tree (no PROJECT_LIB_FILE then).
 # shellcheck disable=SC2034 # used by the scripts that source this file
-if [[ ${CLIENT_PROJECT_ONLY:-0} == 1 ]]; then
-	client_wants=(project)
+if [[ -n ${CLIENT_ONLY:-} ]]; then
+	client_wants=("$CLIENT_ONLY")
 else
 	client_wants=(project debian)
 fi
-
-# CLIENT_ONLY=WANT: that library alone, "installed" (ours, installed at
-# Debian's path from our package) or "debian", for tests/pkg/in-guest in a
-# root without a build tree; no PROJECT_LIB_FILE then.
-[[ -z ${CLIENT_ONLY:-} ]] || client_wants=("$CLIENT_ONLY")
 
 client_init() { # PROJECT_LIB_FILE
 	if [[ " ${client_wants[*]} " == *" project "* ]]; then
