@@ -102,8 +102,7 @@ bool gc_system_lib(void)
 	       base && !strcmp(base, "/libibverbs.so.1.14.44.0");
 }
 
-/* True when Debian's librxe plug-in serves rxe in this process. */
-static bool librxe_mapped(void)
+bool gc_librxe_mapped(void)
 {
 	char line[4096];
 	bool found = false;
@@ -147,7 +146,7 @@ bool gc_builtin_guard(bool cond, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	gc_vknown(librxe_mapped() && !gc_system_lib(), cond, "guard",
+	gc_vknown(gc_librxe_mapped() && !gc_system_lib(), cond, "guard",
 		  "a guarantee of the built-in rxe provider that Debian's "
 		  "librxe lacks", fmt, ap);
 	va_end(ap);
@@ -159,7 +158,7 @@ bool gc_known_librxe_bug(bool cond, const char *bug, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	gc_vknown(librxe_mapped(), cond, NULL, bug, fmt, ap);
+	gc_vknown(gc_librxe_mapped(), cond, NULL, bug, fmt, ap);
 	va_end(ap);
 	return cond;
 }

@@ -133,6 +133,8 @@ bool gc_builtin_guard(bool cond, const char *fmt, ...)
  * in that same directory.
  */
 bool gc_system_lib(void);
+/* True when Debian's librxe plug-in is mapped, so serves rxe here. */
+bool gc_librxe_mapped(void);
 void gc_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gc_finish(void);
 /* The path of the libibverbs.so.1 mapped into this process, or "?". */

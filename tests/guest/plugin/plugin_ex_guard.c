@@ -37,20 +37,6 @@ struct ex_setup {
 	struct gc_buf a, b;
 };
 
-static bool plugin_mapped(void)
-{
-	char line[4096];
-	bool found = false;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/librxe-rdmav34.so") != NULL;
-	fclose(f);
-	return found;
-}
-
 static int setup(struct ex_setup *s)
 {
 	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 64 };
@@ -150,7 +136,7 @@ int main(void)
 	if (!gc_ok(!setup(&s), "RC pair with ibv_qp_ex and ibv_cq_ex (%s)",
 		   strerror(errno)))
 		goto out;
-	gc_ok(plugin_mapped(), "rxe0 is served by librxe-rdmav34.so");
+	gc_ok(gc_librxe_mapped(), "rxe0 is served by librxe-rdmav34.so");
 
 	gc_ok(!write_batch(&s, 1, 0), "parent: a batch before fork()");
 	n = poll_ex(s.cqx, ids, 1, GC_TIMEOUT_MS);
