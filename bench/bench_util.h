@@ -12,6 +12,7 @@
 #define BENCH_UTIL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,33 +70,28 @@ static inline long bench_status_kib(const char *field)
 }
 
 /*
- * Open the device named by $BENCH_DEVICE (default rxe0); the first device
- * if that name is not found, so the programs also run on other hardware.
+ * Open the device called @name; with @or_first, the first device if none
+ * is, so the programs also run on other hardware.
  */
-static inline struct ibv_context *bench_open_device(void)
+static inline struct ibv_context *bench_open_named(const char *name,
+						   bool or_first)
 {
-	const char *want = getenv("BENCH_DEVICE");
 	struct ibv_device **list, *dev = NULL;
 	struct ibv_context *ctx;
 	int i, n;
 
-	if (!want || !*want)
-		want = "rxe0";
 	list = ibv_get_device_list(&n);
 	if (!list) {
 		fprintf(stderr, "ibv_get_device_list: %s\n", strerror(errno));
 		return NULL;
 	}
-	for (i = 0; i < n; i++) {
-		if (!strcmp(ibv_get_device_name(list[i]), want)) {
+	for (i = 0; i < n && !dev; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
 			dev = list[i];
-			break;
-		}
-	}
-	if (!dev && n > 0)
+	if (!dev && or_first && n > 0)
 		dev = list[0];
 	if (!dev) {
-		fprintf(stderr, "no RDMA device found\n");
+		fprintf(stderr, "no RDMA device %s\n", name);
 		ibv_free_device_list(list);
 		return NULL;
 	}
@@ -103,9 +99,19 @@ static inline struct ibv_context *bench_open_device(void)
 	if (!ctx)
 		fprintf(stderr, "ibv_open_device(%s): %s\n",
 			ibv_get_device_name(dev), strerror(errno));
-	else
-		printf("# device: %s\n", ibv_get_device_name(dev));
 	ibv_free_device_list(list);
+	return ctx;
+}
+
+/* The device named by $BENCH_DEVICE (default rxe0), or the first one. */
+static inline struct ibv_context *bench_open_device(void)
+{
+	const char *want = getenv("BENCH_DEVICE");
+	struct ibv_context *ctx;
+
+	ctx = bench_open_named(want && *want ? want : "rxe0", true);
+	if (ctx)
+		printf("# device: %s\n", ibv_get_device_name(ctx->device));
 	return ctx;
 }
 

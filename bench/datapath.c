@@ -129,24 +129,6 @@ static double now_cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 }
 
-static struct ibv_context *open_named(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		fprintf(stderr, "cannot open %s: %s\n", name, strerror(errno));
-	return ctx;
-}
-
 /* RoCE v2 over IPv4: the GID that maps the port's IPv4 address. */
 static int find_ipv4_gid(struct side *s)
 {
@@ -174,7 +156,7 @@ static int find_ipv4_gid(struct side *s)
 static int side_open(struct side *s, const char *name)
 {
 	memset(s, 0, sizeof(*s));
-	s->ctx = open_named(name);
+	s->ctx = bench_open_named(name, false);
 	if (!s->ctx || find_ipv4_gid(s))
 		return -1;
 	s->pd = ibv_alloc_pd(s->ctx);
