@@ -12,6 +12,12 @@
  * NAME-rdmav34.so.  The plug-in's constructor registers its
  * verbs_device_ops with verbs_register_driver_34().
  *
+ * Before those, the plug-ins RDMAV_DRIVERS names (or, when it is not set
+ * at all, IBV_DRIVERS) are loaded the same way, so they are tried first:
+ * names or paths separated by ':' or ';' (rdma-core 44's
+ * libibverbs/dynamic_driver.c).  Not for set-user-ID or set-group-ID
+ * programs, whose user must not choose the code they load.
+ *
  * Loading happens once per process, the first time a scan finds a device
  * no built-in provider serves.  Whatever fails (an unreadable file, a
  * library that does not load, one that registers nothing) is skipped with
@@ -32,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ibverbs.h"
 
@@ -226,6 +233,28 @@ static void read_config_dir(void)
 	free(ents);
 }
 
+/* The plug-ins the environment names; an empty entry is skipped. */
+static void load_env_drivers(void)
+{
+	const char *env;
+	char *list, *name, *save;
+
+	if (getuid() != geteuid())
+		return;
+	env = secure_getenv("RDMAV_DRIVERS");
+	if (!env)
+		env = secure_getenv("IBV_DRIVERS");
+	if (!env || !env[0])
+		return;
+	list = strdup(env);
+	if (!list)
+		return;
+	for (name = strtok_r(list, ":;", &save); name;
+	     name = strtok_r(NULL, ":;", &save))
+		load_one(name);
+	free(list);
+}
+
 void verbs_plugins_load(void)
 {
 	int cancel;
@@ -235,6 +264,7 @@ void verbs_plugins_load(void)
 	cancel = verbs_nocancel_begin();
 	pthread_mutex_lock(&load_lock);
 	if (!plugins_loaded) {
+		load_env_drivers();
 		read_config_dir();
 		plugins_loaded = true;
 	}
