@@ -29,6 +29,15 @@
  * file, and readers walk the registry without a lock (it only grows, each
  * entry published complete with a release store).  A fork child resets
  * both locks like every other library lock (verbs_plugins_child_reset()).
+ *
+ * A fork while another thread is inside a plug-in's constructor leaves
+ * the child with a library that glibc counts as initialised (dlopen()
+ * there returns it without running a constructor again) and that never
+ * registered: the thread that was to do it does not exist in the child.
+ * The loader notes which library it is loading; a child that finds it
+ * registered nothing runs that library's constructors (DT_INIT_ARRAY)
+ * itself when its own load reaches it.  A plug-in's constructor only
+ * registers, which is harmless to repeat.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -41,6 +50,8 @@
 #include <unistd.h>
 
 #include "ibverbs.h"
+/* After it: <elf.h> defines EV_NONE, which ibverbs.h names too. */
+#include <link.h>
 
 #define VERBS_PROVIDER_SUFFIX "-rdmav34.so"
 
@@ -56,6 +67,18 @@ static unsigned int reg_count;
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool plugins_loaded;
+
+/*
+ * The library inside dlopen() now, under load_lock, and the registry's
+ * size before it; in a fork child, a copy of those of the load a parent
+ * thread was in.
+ */
+static char loading_path[4096];
+static unsigned int loading_before;
+static bool loading;
+static char interrupted_path[4096];
+static unsigned int interrupted_before;
+static bool interrupted;
 
 static bool registered(const struct verbs_device_ops *ops)
 {
@@ -112,12 +135,67 @@ static unsigned int count_registered(void)
 	return __atomic_load_n(&reg_count, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Run @h's constructors, as the loader does (after DT_INIT, which
+ * toolchains leave to the C runtime's own start-up code).
+ */
+static void run_constructors(void *h)
+{
+	typedef void (*init_fn)(int argc, char **argv, char **envp);
+	struct link_map *lm = NULL;
+	const ElfW(Dyn) *d;
+	ElfW(Addr) array = 0;
+	size_t size = 0, i;
+	init_fn *fns;
+
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm || !lm->l_ld)
+		return;
+	for (d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_INIT_ARRAY)
+			array = d->d_un.d_ptr;
+		else if (d->d_tag == DT_INIT_ARRAYSZ)
+			size = d->d_un.d_val;
+	}
+	if (!array)
+		return;
+	fns = (init_fn *)(lm->l_addr + array);
+	for (i = 0; i < size / sizeof(*fns); i++)
+		if (fns[i] && fns[i] != (init_fn)-1)
+			fns[i](0, NULL, environ);
+}
+
 static void *try_dlopen(const char *path)
 {
-	void *h = dlopen(path, RTLD_NOW);
+	unsigned int before = count_registered();
+	void *h;
 
-	if (!h)
+	if (strlen(path) < sizeof(loading_path)) {
+		strcpy(loading_path, path);
+		loading_before = before;
+		__atomic_store_n(&loading, true, __ATOMIC_SEQ_CST);
+	}
+	h = dlopen(path, RTLD_NOW);
+	__atomic_store_n(&loading, false, __ATOMIC_SEQ_CST);
+	if (!h) {
 		verbs_log_lib(VERBS_LOG_DEBUG, "libibverbs: %s\n", dlerror());
+		return NULL;
+	}
+	/*
+	 * The library a parent thread was initialising when this child was
+	 * forked: if it had not registered then, and has not now, its
+	 * constructor was cut short.
+	 */
+	if (interrupted && !strcmp(path, interrupted_path)) {
+		interrupted = false;
+		if (before == interrupted_before &&
+		    count_registered() == before) {
+			verbs_log_lib(VERBS_LOG_INFO,
+				      "libibverbs: %s was loading at fork(), "
+				      "running its constructors again\n",
+				      path);
+			run_constructors(h);
+		}
+	}
 	return h;
 }
 
@@ -275,8 +353,9 @@ void verbs_plugins_load(void)
 /*
  * In a child: a lock a thread of the parent held is reset.  A load that
  * was under way is done again (libraries already loaded just return their
- * handle); an append to the registry that was under way either published
- * its entry or not, and the tail is found again from the list.
+ * handle, the one a constructor was running in is completed, see
+ * try_dlopen()); an append to the registry that was under way either
+ * published its entry or not, and the tail is found again from the list.
  */
 void verbs_plugins_child_reset(void)
 {
@@ -285,6 +364,13 @@ void verbs_plugins_child_reset(void)
 	if (pthread_mutex_trylock(&load_lock)) {
 		pthread_mutex_init(&load_lock, NULL);
 		plugins_loaded = false;
+		interrupted = __atomic_load_n(&loading, __ATOMIC_SEQ_CST);
+		loading = false;
+		if (interrupted) {
+			memcpy(interrupted_path, loading_path,
+			       sizeof(interrupted_path));
+			interrupted_before = loading_before;
+		}
 	} else {
 		pthread_mutex_unlock(&load_lock);
 	}
