@@ -5,7 +5,11 @@
  * Every registration of user memory, whatever verb it came through, goes
  * through register_user_memory(), which hands the range to fork support
  * first: where the kernel does not copy pinned pages on fork, the range is
- * marked MADV_DONTFORK for as long as the MR lives.
+ * marked MADV_DONTFORK for as long as the MR lives.  Not an on-demand
+ * paging MR: the kernel pins none of its pages, it faults them in and
+ * follows the process's page tables, fork() included, so there is nothing
+ * to keep from a child (rdma-core v44.0 libibverbs/verbs.c tracks no
+ * IBV_ACCESS_ON_DEMAND registration either).
  */
 #include <stdlib.h>
 
@@ -22,7 +26,7 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 					   unsigned int access)
 {
 	const struct verbs_ops *ops;
-	struct verbs_fork_mr *rec;
+	struct verbs_fork_mr *rec = NULL;
 	struct ibv_mr *mr;
 	int err;
 
@@ -32,9 +36,11 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 	if (!ops->reg_mr)
 		return verbs_null_errno(EOPNOTSUPP);
 
-	err = verbs_fork_mr_protect(addr, length, &rec);
-	if (err)
-		return verbs_null_errno(err);
+	if (!(access & IBV_ACCESS_ON_DEMAND)) {
+		err = verbs_fork_mr_protect(addr, length, &rec);
+		if (err)
+			return verbs_null_errno(err);
+	}
 
 	mr = ops->reg_mr(pd, addr, length, iova, access);
 	if (!mr) {
@@ -156,7 +162,9 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		return IBV_REREG_MR_ERR_CMD;
 	}
 
-	if (move) {
+	if (move && !((flags & IBV_REREG_MR_CHANGE_ACCESS ? access
+							 : vmr->access) &
+		      IBV_ACCESS_ON_DEMAND)) {
 		err = verbs_fork_mr_protect(addr, length, &rec);
 		if (err) {
 			errno = err;
