@@ -22,6 +22,12 @@
 /* A kernel that never answers must not hang device discovery. */
 #define NL_TIMEOUT_MS 1000
 
+/*
+ * Room for the largest request: the header, a u32 and the "uverbs"
+ * string, each attribute padded to 4 bytes.
+ */
+#define NL_REQ_SIZE 64
+
 static struct mnl_socket *open_rdma_socket(void)
 {
 	struct timeval tv = { .tv_sec = NL_TIMEOUT_MS / 1000,
@@ -40,10 +46,19 @@ static struct mnl_socket *open_rdma_socket(void)
 	return nl;
 }
 
+/*
+ * The buffer is zeroed first because libmnl (1.0.4, bookworm's) copies an
+ * attribute's payload but leaves its alignment padding as it was: the pad
+ * byte after "uverbs" would go to the kernel unset (valgrind's memcheck
+ * reports it at sendto()).
+ */
 static struct nlmsghdr *put_request(char *buf, uint16_t cmd, uint16_t flags,
 				    uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, NL_REQ_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
 
 	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
@@ -202,7 +217,7 @@ int verbs_nl_parse_chardev(struct verbs_nl_query *q, const void *buf,
 int verbs_nl_query_device(const char *ibdev_name,
 			  struct verbs_nl_devinfo *info)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[NL_REQ_SIZE] __attribute__((aligned(4)));
 	struct verbs_nl_query q = { .name = ibdev_name, .info = info };
 	uint32_t seq = time(NULL);
 	struct mnl_socket *nl;
@@ -221,10 +236,14 @@ int verbs_nl_query_device(const char *ibdev_name,
 	if (!err) {
 		nlh = put_request(buf, RDMA_NLDEV_CMD_GET_CHARDEV, NLM_F_ACK,
 				  seq + 1);
-		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, info->index);
-		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
 		/* An old kernel without GET_CHARDEV still gave the index. */
-		transact(nl, nlh, verbs_nl_parse_chardev, &q);
+		if (mnl_attr_put_u32_check(nlh, sizeof(buf),
+					   RDMA_NLDEV_ATTR_DEV_INDEX,
+					   info->index) &&
+		    mnl_attr_put_strz_check(nlh, sizeof(buf),
+					    RDMA_NLDEV_ATTR_CHARDEV_TYPE,
+					    "uverbs"))
+			transact(nl, nlh, verbs_nl_parse_chardev, &q);
 	}
 	mnl_socket_close(nl);
 	return err;
