@@ -35,14 +35,16 @@ the input could not be read: run-all counts that as a failure too.
       counts as passed in MODE "debian" only.
   report.py select TESTS_JSON KIND
       Print a ctest -R regex matching exactly the tests of KIND, or nothing:
-      "ours"    label guest, not client, not debian: the in-guest C tests,
-                run on the project's library;
+      "ours"    label guest, not client, not debian, not valgrind: the
+                in-guest C tests, run on the project's library;
       "debian"  the same binaries on Debian's library: tests labelled
                 debian (registered with their own LD_LIBRARY_PATH), and
                 every "ours" test whose command no debian test runs;
       "client"  label client: the scripts choose each run's library;
       "asan"    the "ours" tests without label no-asan, for the run on
-                the sanitizer build.
+                the sanitizer build;
+      "valgrind" label valgrind: programs under valgrind's memcheck, a
+                phase of their own (each script picks its libraries).
 """
 import json
 import re
@@ -68,7 +70,7 @@ def chosen_tests(tests_json, kind):
     """The tests of selection KIND, as (name, labels, command) tuples."""
     tests = ctest_tests(tests_json)
     guest = [t for t in tests if "guest" in t[1]]
-    ours = [t for t in guest if not {"client", "debian"} & t[1]]
+    ours = [t for t in guest if not {"client", "debian", "valgrind"} & t[1]]
     if kind == "ours":
         return ours
     if kind == "asan":
@@ -79,6 +81,8 @@ def chosen_tests(tests_json, kind):
         return [t for t in ours if "no-asan" not in t[1]]
     if kind == "client":
         return [t for t in guest if "client" in t[1]]
+    if kind == "valgrind":
+        return [t for t in guest if "valgrind" in t[1]]
     if kind == "debian":
         twins = [t for t in guest if "debian" in t[1]]
         twin_cmds = {t[2] for t in twins}
