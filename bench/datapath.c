@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_rc.h"
 #include "bench_util.h"
 
 #define PORT 1
@@ -64,9 +65,7 @@ struct side {
 	struct ibv_qp_ex *qpx;		/* set when the QP is extended */
 	struct ibv_mr *mr;
 	char *buf;		/* first half source, second half target */
-	union ibv_gid gid;
-	int gid_index;
-	enum ibv_mtu mtu;
+	struct bench_port port;
 	unsigned int posted;		/* sends posted so far */
 	unsigned int retired;		/* of which known complete */
 	unsigned int recvs_seen;
@@ -129,35 +128,11 @@ static double now_cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 }
 
-/* RoCE v2 over IPv4: the GID that maps the port's IPv4 address. */
-static int find_ipv4_gid(struct side *s)
-{
-	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
-	struct ibv_port_attr pa;
-	union ibv_gid g;
-	int i;
-
-	if (ibv_query_port(s->ctx, PORT, &pa))
-		return -1;
-	s->mtu = pa.active_mtu;
-	for (i = 0; i < pa.gid_tbl_len; i++) {
-		if (ibv_query_gid(s->ctx, PORT, i, &g))
-			continue;
-		if (!memcmp(g.raw, prefix, sizeof(prefix))) {
-			s->gid = g;
-			s->gid_index = i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "no IPv4 GID on port %d\n", PORT);
-	return -1;
-}
-
 static int side_open(struct side *s, const char *name)
 {
 	memset(s, 0, sizeof(*s));
 	s->ctx = bench_open_named(name, false);
-	if (!s->ctx || find_ipv4_gid(s))
+	if (!s->ctx || bench_ipv4_port(s->ctx, PORT, &s->port))
 		return -1;
 	s->pd = ibv_alloc_pd(s->ctx);
 	if (posix_memalign((void **)&s->buf, 4096, BUF_SIZE)) {
@@ -231,50 +206,6 @@ static int create_qp(struct side *s, bool ex)
 	return 0;
 }
 
-static int to_rts(struct side *s, const struct side *peer)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
-				   IBV_ACCESS_REMOTE_WRITE,
-	};
-	int ret;
-
-	ret = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = s->mtu < peer->mtu ? s->mtu : peer->mtu;
-	a.dest_qp_num = peer->qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = PORT;
-	a.ah_attr.grh.dgid = peer->gid;
-	a.ah_attr.grh.sgid_index = s->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	ret = ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				       IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC |
-				       IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-					IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					IBV_QP_RNR_RETRY |
-					IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 /* Receives all land on the target half: only their count matters. */
 static int post_recvs(struct side *s, unsigned int n)
 {
@@ -322,7 +253,10 @@ static int pair_open(struct pair *p, bool ex)
 				strerror(errno));
 		return -1;
 	}
-	if (to_rts(&p->a, &p->b) || to_rts(&p->b, &p->a)) {
+	if (bench_rc_connect(p->a.qp, PORT, &p->a.port, &p->b.port,
+			     p->b.qp->qp_num) ||
+	    bench_rc_connect(p->b.qp, PORT, &p->b.port, &p->a.port,
+			     p->a.qp->qp_num)) {
 		fprintf(stderr, "connecting the QPs failed\n");
 		return -1;
 	}
