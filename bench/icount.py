@@ -9,13 +9,16 @@
                              syscalls N calls", and "# top ROW IR FUNCTION
                              (OBJECT)" lines: where each operation's
                              instructions go, self cost per operation.
-  icount.py table DIR [--gate] [--targets FILE]
+  icount.py table DIR [--gate] [--targets FILE] [--verdicts FILE]
                              DIR holds one file of parse's output per
                              set-up (ours, ours-plugin, debian); prints the
                              side-by-side table and, against the targets
                              (bench/icount_targets), one verdict per row
                              and set-up.  With --gate the exit status is 1
                              when a target is missed or a count is missing.
+                             --verdicts writes one line per target: "met"
+                             or "MISSED", the row, the set-up, the count
+                             and its bound.
 
 A row's cost per operation is (Ir(N2) - Ir(N1)) / (N2 - N1) from the dumps
 "ROW/n1=N1" and "ROW/n2=N2": whatever the loop costs once cancels.  A row
@@ -113,7 +116,8 @@ def parse(d):
             dumps.setdefault(m.group(1), {})[m.group(2)] = (int(m.group(3)),
                                                           cost)
     out = []
-    for row, d_ in dumps.items():
+    # The rows in the order they ran, those that run once at the end.
+    for row, d_ in sorted(dumps.items(), key=lambda kv: "once" in kv[1]):
         if "once" in d_:
             n, c = d_["once"]
             per = {k: v / n for k, v in c.items()}
@@ -173,11 +177,14 @@ def limit(rule, deb, calls):
     raise ValueError("unknown target rule %r" % rule)
 
 
-def load_counts(d):
-    vals, tops = {}, {}
+def load_counts(d, name="{}"):
+    """parse's output of each set-up, from the file NAME.format(set-up) in
+    D: ({config: {row: count}}, [row], {config: {row: [(Ir, function)]}});
+    rows in the order of the first file that has them."""
+    vals, order, tops = {}, [], {}
     for c in CONFIGS:
         vals[c], tops[c] = {}, {}
-        path = os.path.join(d, c)
+        path = os.path.join(d, name.format(c))
         if not os.path.exists(path):
             continue
         with open(path) as f:
@@ -187,11 +194,13 @@ def load_counts(d):
                     try:
                         vals[c][p[0][3:]] = float(p[1])
                     except ValueError:
-                        pass
+                        continue
+                    if p[0][3:] not in order:
+                        order.append(p[0][3:])
                 elif len(p) >= 4 and p[:2] == ["#", "top"]:
                     tops[c].setdefault(p[2], []).append(
                         (p[3], " ".join(p[4:])))
-    return vals, tops
+    return vals, order, tops
 
 
 def verdicts(vals, targets):
@@ -212,12 +221,11 @@ def verdicts(vals, targets):
     return out
 
 
-def table(d, gate, targets_path):
-    vals, tops = load_counts(d)
+def table(d, gate, targets_path, verdict_file=None):
+    vals, order, tops = load_counts(d)
     targets = load_targets(targets_path)
     rows = [t[0] for t in targets]
-    for c in CONFIGS:
-        rows += [r for r in vals[c] if r not in rows]
+    rows += [r for r in order if r not in rows]
     w = max(len(r) for r in rows) + 2
     print("Instructions per operation (Ir, user space, callgrind):")
     print("%-*s %10s %12s %10s %9s" % (w, "operation", "ours", "ours-plugin",
@@ -237,6 +245,7 @@ def table(d, gate, targets_path):
                 print("  %-*s %-12s %8s  %s" % (w, r, c, v, fn))
     print()
     failed = 0
+    lines = []
     print("Targets (bench/icount_targets, against Debian's count in this run):")
     for row, c, v, bound, words, ok in verdicts(vals, targets):
         if ok:
@@ -249,7 +258,13 @@ def table(d, gate, targets_path):
             over = " (%+.1f against the bound)" % (v - bound)
         print("  %-6s %-*s %-12s %8s %-24s bound %s%s" % (
             verdict, w, row, c, fmt(v), words, fmt(bound), over))
-    print("%d target(s) missed" % failed)
+        unit = "syscalls" if row.endswith(".syscalls") else "Ir"
+        lines.append("%s %s %s: %s %s, target %s = %s%s" % (
+            verdict, row, c, fmt(v), unit, words, fmt(bound), over))
+    print("%d target(s) missed%s" % (failed, ", gated" if gate else ""))
+    if verdict_file:
+        with open(verdict_file, "w") as f:
+            f.write("".join(line + "\n" for line in lines))
     return 1 if gate and failed else 0
 
 
@@ -259,18 +274,22 @@ def main(argv):
         return parse(argv[2])
     if len(argv) >= 3 and argv[1] == "table":
         gate, targets = False, os.path.join(here, "icount_targets")
+        verdict_file = None
         rest = argv[3:]
         while rest:
             if rest[0] == "--gate":
                 gate = True
                 rest = rest[1:]
-            elif rest[0] == "--targets" and len(rest) > 1:
-                targets = rest[1]
+            elif rest[0] in ("--targets", "--verdicts") and len(rest) > 1:
+                if rest[0] == "--targets":
+                    targets = rest[1]
+                else:
+                    verdict_file = rest[1]
                 rest = rest[2:]
             else:
                 break
         if not rest:
-            return table(argv[2], gate, targets)
+            return table(argv[2], gate, targets, verdict_file)
     sys.stderr.write(__doc__)
     return 2
 

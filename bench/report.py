@@ -18,6 +18,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import icount  # noqa: E402
+
 CONFIGS = ["ours", "ours-legacy", "ours-plugin", "debian"]
 COLORS = {"ours": "#1f77b4", "ours-legacy": "#9467bd",
           "ours-plugin": "#2ca02c", "debian": "#d62728"}
@@ -136,6 +139,83 @@ def scaling(page, path):
         fig.savefig(path)
     plt.close(fig)
     return drawn
+
+
+IC_CONFIGS = icount.CONFIGS
+
+
+def load_icount(results):
+    """bench/run's instruction counts, if the run made them: ({config:
+    {row: text}}, [row], {config: {row: [(Ir, function)]}}, [verdict
+    line]), or None."""
+    vals, order, tops = icount.load_counts(results, "icount-{}.txt")
+    path = os.path.join(results, "icount-verdicts.txt")
+    if not order or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        verdicts = [line.rstrip("\n") for line in f if line.strip()]
+    text = {c: {r: icount.fmt(v) for r, v in vals[c].items()}
+            for c in IC_CONFIGS}
+    return text, order, tops, verdicts
+
+
+def icount_plot(ic, path):
+    """Instructions per data-path operation, one bar per set-up."""
+    vals, order = ic[0], ic[1]
+    names = [r for r in order if not r.startswith("fork_status.")]
+    return bars(Page(vals, order, {}), names, "User-space instructions "
+                "per operation, callgrind (lower is better)",
+                "Ir per operation", IC_CONFIGS, path)
+
+
+def icount_section(ic, w):
+    vals, order, tops, verdicts = ic
+    w("## Instructions per operation")
+    w("")
+    w("`bench/run --instructions` in the same boot: bench/icount under "
+      "callgrind (`--collect-atstart=no --toggle-collect='op_*'`), the "
+      "library built with debian/rules' flags, user-space instructions "
+      "(Ir) per operation from two loop lengths, (Ir(N2) - Ir(N1)) / "
+      "(N2 - N1), so start-up cancels.  Completions are awaited with "
+      "completion events outside the counted calls.  Counts are exact: "
+      "two runs give the same numbers, so CI gates on them "
+      "(tests/guest/run-all, phase 8b).  `fork_status.first.syscalls` "
+      "counts syscalls, not instructions (vDSO calls left out).  The "
+      "timed table beside it is [All numbers](#all-numbers).")
+    w("")
+    w("| operation | ours | ours-plugin | debian | debian/ours |")
+    w("| --- | ---: | ---: | ---: | ---: |")
+    for r in order:
+        cells = [vals[c].get(r, "-") for c in IC_CONFIGS]
+        a, b = num(cells[0]), num(cells[2])
+        ratio = fmt(b / a) if a and b is not None else "-"
+        w(f"| {r} | " + " | ".join(cells) + f" | {ratio} |")
+    w("")
+    w("![Instructions per operation](performance/icount.png)")
+    w("")
+    missed = sum(1 for v in verdicts if v.startswith("MISSED"))
+    w(f"Targets (bench/icount_targets, each against Debian's count in "
+      f"this run): {len(verdicts) - missed} met, {missed} missed.")
+    w("")
+    w("| verdict | operation, set-up: count, target = bound |")
+    w("| --- | --- |")
+    for v in verdicts:
+        word, _, rest = v.partition(" ")
+        w(f"| {'met' if word == 'met' else '**missed**'} | {rest} |")
+    w("")
+    w("Where the instructions go: the functions with the most self cost "
+      "per operation in each set-up (Debian's librxe is stripped, so its "
+      "functions show as addresses).")
+    w("")
+    w("| operation | set-up | top functions (self Ir per operation) |")
+    w("| --- | --- | --- |")
+    for r in order:
+        for c in IC_CONFIGS:
+            t = tops[c].get(r)
+            if t:
+                w(f"| {r} | {c} | " +
+                  "; ".join(f"{fn} {v}" for v, fn in t[:4]) + " |")
+    w("")
 
 
 def verdict(ok):
@@ -300,6 +380,9 @@ def main():
         plots.append(("CPU per message", "cpu.png"))
     if scaling(page, os.path.join(imgdir, "scaling.png")):
         plots.append(("Legacy tree scaling", "scaling.png"))
+    ic = load_icount(results)
+    if ic and not icount_plot(ic, os.path.join(imgdir, "icount.png")):
+        ic = None
 
     L = []
     w = L.append
@@ -348,7 +431,20 @@ def main():
         w(f"| {name} | {v} | {nums} |")
     w("| CI smoke: every benchmark runs once, no time asserted | **met** | "
       "`bench/run --guest BUILD --smoke` in tests/guest/run-all |")
+    if ic:
+        missed = [v.split(" ", 1)[1].split(":")[0] for v in ic[3]
+                  if v.startswith("MISSED")]
+        w("| Instructions per operation within bench/icount_targets "
+          f"(against Debian's, this boot) | {verdict(not missed)} | "
+          f"{len(ic[3]) - len(missed)} of {len(ic[3])} met"
+          + (f"; missed: {', '.join(missed)}" if missed else "") +
+          "; see [Instructions per operation](#instructions-per-operation) |")
+    else:
+        w("| Instructions per operation within bench/icount_targets | "
+          "**not measured** | this run made no instruction counts |")
     w("")
+    if ic:
+        icount_section(ic, w)
     for title, png in plots:
         w(f"### {title}")
         w("")
