@@ -51,10 +51,19 @@ struct rxe_ah {
  * A work queue as user space produces it: the send queue, a receive queue
  * or a shared receive queue.  The lock serialises producers; the kernel
  * consumes without it.
+ *
+ * The queue and CQ locks are spinlocks (struct rxe_lock): they guard a
+ * few dozen instructions and never a system call on the data path (the
+ * send doorbell is rung after the unlock; resize, which does call the
+ * kernel, takes the CQ or SRQ lock only on the control path).  A fork
+ * child never takes the lock of an inherited object: every op that locks
+ * first refuses such an object (the child guard), so a lock a parent
+ * thread held at fork() time is never waited on, whether the child ran
+ * atfork handlers or not.  Objects the child creates get fresh locks.
  */
 struct rxe_wq {
 	struct rxe_ring ring;
-	pthread_mutex_t lock;
+	struct rxe_lock lock;
 	uint32_t max_sge;
 	uint32_t max_inline;
 };
@@ -62,7 +71,7 @@ struct rxe_wq {
 struct rxe_cq {
 	struct verbs_cq vcq;
 	struct rxe_ring ring;
-	pthread_mutex_t lock;
+	struct rxe_lock lock;
 	/* Extended polling: the entry between start_poll and end_poll. */
 	const struct ib_uverbs_wc *cur;
 	uint32_t cur_index;

@@ -67,7 +67,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return -EPERM;
 	}
 
-	pthread_mutex_lock(&cq->lock);
+	rxe_lock(&cq->lock);
 	cons = rxe_ring_own_consumer(&cq->ring);
 	prod = rxe_ring_peer_producer(&cq->ring);
 	for (n = 0; n < num_entries && cons != prod; n++) {
@@ -77,7 +77,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	/* Hand the slots back only once the entries are copied out. */
 	if (n)
 		rxe_ring_publish_consumer(&cq->ring, cons);
-	pthread_mutex_unlock(&cq->lock);
+	rxe_unlock(&cq->lock);
 	return n;
 }
 
@@ -125,11 +125,11 @@ static int rxe_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	if (attr->comp_mask)
 		return EINVAL;
 
-	pthread_mutex_lock(&cq->lock);
+	rxe_lock(&cq->lock);
 	err = rxe_cq_load(cq);
 	/* No end_poll follows a failed start_poll. */
 	if (err)
-		pthread_mutex_unlock(&cq->lock);
+		rxe_unlock(&cq->lock);
 	return err;
 }
 
@@ -146,7 +146,7 @@ static void rxe_end_poll(struct ibv_cq_ex *ibcq)
 	struct rxe_cq *cq = to_rcq_ex(ibcq);
 
 	rxe_cq_consume(cq);
-	pthread_mutex_unlock(&cq->lock);
+	rxe_unlock(&cq->lock);
 }
 
 static enum ibv_wc_opcode rxe_read_opcode(struct ibv_cq_ex *ibcq)
@@ -227,13 +227,12 @@ static struct rxe_cq *rxe_cq_alloc(void)
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	pthread_mutex_init(&cq->lock, NULL);
+	rxe_lock_init(&cq->lock);
 	return cq;
 }
 
 static void rxe_cq_free(struct rxe_cq *cq)
 {
-	pthread_mutex_destroy(&cq->lock);
 	free(cq);
 }
 
@@ -346,7 +345,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct rxe_ring ring;
 	int err;
 
-	pthread_mutex_lock(&cq->lock);
+	rxe_lock(&cq->lock);
 	err = vcmd_resize_cq(ibcq, cqe, &udata);
 	if (err)
 		goto out;
@@ -356,7 +355,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	rxe_ring_unmap(&cq->ring);
 	cq->ring = ring;
 out:
-	pthread_mutex_unlock(&cq->lock);
+	rxe_unlock(&cq->lock);
 	return err;
 }
 

@@ -28,6 +28,43 @@
 #include <netinet/in.h>
 #include <rdma/rdma_user_rxe.h>
 
+/*
+ * A test-and-test-and-set spinlock, inline: an uncontended lock and
+ * unlock are an exchange and a store, where a pthread_spinlock_t costs
+ * two calls through the PLT.  Zero is unlocked, so calloc() initialises.
+ */
+struct rxe_lock {
+	int locked;
+};
+
+static inline void rxe_lock_init(struct rxe_lock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * A waiter spins, as on librxe's pthread spinlocks: every section it
+ * guards is a few dozen instructions, but for a resize (a command and an
+ * mmap(), rare).  Yielding inside this function would cost every caller:
+ * a call in it makes the compiler save registers on the fast path too.
+ */
+static inline void rxe_lock(struct rxe_lock *l)
+{
+	while (__builtin_expect(
+		__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE), 0)) {
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		}
+	}
+}
+
+static inline void rxe_unlock(struct rxe_lock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
 struct rxe_ring {
 	struct rxe_queue_buf *buf;	/* NULL when not mapped */
 	size_t map_len;

@@ -38,7 +38,7 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 	uint32_t prod, cons, start;
 	int err = 0;
 
-	pthread_mutex_lock(&wq->lock);
+	rxe_lock(&wq->lock);
 	if (!wq->ring.buf) {
 		err = EINVAL;
 		goto out;
@@ -65,7 +65,7 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 	if (prod != start)
 		rxe_ring_publish_producer(&wq->ring, prod);
 out:
-	pthread_mutex_unlock(&wq->lock);
+	rxe_unlock(&wq->lock);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -74,7 +74,7 @@ out:
 void rxe_wq_init(struct rxe_wq *wq)
 {
 	memset(wq, 0, sizeof(*wq));
-	pthread_mutex_init(&wq->lock, NULL);
+	rxe_lock_init(&wq->lock);
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -102,5 +102,4 @@ int rxe_wq_map(struct rxe_wq *wq, int fd, const struct mminfo *mi,
 void rxe_wq_fini(struct rxe_wq *wq)
 {
 	rxe_ring_unmap(&wq->ring);
-	pthread_mutex_destroy(&wq->lock);
 }

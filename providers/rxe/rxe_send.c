@@ -308,7 +308,7 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	pthread_mutex_lock(&qp->sq.lock);
+	rxe_lock(&qp->sq.lock);
 	start = prod = rxe_ring_own_producer(&qp->sq.ring);
 	cons = rxe_ring_peer_consumer(&qp->sq.ring);
 	for (; wr; wr = wr->next) {
@@ -325,7 +325,7 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	if (prod != start)
 		rxe_ring_publish_producer(&qp->sq.ring, prod);
-	pthread_mutex_unlock(&qp->sq.lock);
+	rxe_unlock(&qp->sq.lock);
 
 	if (err)
 		*bad_wr = wr;
@@ -355,11 +355,11 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	    !rxe_sq_open(ibqp))
 		return EINVAL;
 
-	pthread_mutex_lock(&qp->sq.lock);
+	rxe_lock(&qp->sq.lock);
 	prod = rxe_ring_own_producer(&qp->sq.ring);
 	cons = rxe_ring_peer_consumer(&qp->sq.ring);
 	if (rxe_ring_full(&qp->sq.ring, prod, cons)) {
-		pthread_mutex_unlock(&qp->sq.lock);
+		rxe_unlock(&qp->sq.lock);
 		return ENOMEM;
 	}
 	wqe = rxe_ring_elem(&qp->sq.ring, prod);
@@ -368,7 +368,7 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	rxe_wqe_bind(wqe, mw, ibv_inc_rkey(mw->rkey), &mw_bind->bind_info);
 	rxe_ring_publish_producer(&qp->sq.ring,
 				  rxe_ring_next(&qp->sq.ring, prod));
-	pthread_mutex_unlock(&qp->sq.lock);
+	rxe_unlock(&qp->sq.lock);
 
 	return vcmd_post_send_doorbell(ibqp);
 }
@@ -438,7 +438,7 @@ static void rxe_wr_start(struct ibv_qp_ex *qpx)
 		qp->batch_locked = false;
 		return;
 	}
-	pthread_mutex_lock(&qp->sq.lock);
+	rxe_lock(&qp->sq.lock);
 	qp->batch_locked = true;
 	qp->batch_err = 0;
 	qp->batch_prod = rxe_ring_own_producer(&qp->sq.ring);
@@ -450,7 +450,7 @@ static void rxe_batch_end(struct rxe_qp *qp)
 	qp->batch_err = 0;
 	if (qp->batch_locked) {
 		qp->batch_locked = false;
-		pthread_mutex_unlock(&qp->sq.lock);
+		rxe_unlock(&qp->sq.lock);
 	}
 }
 

@@ -71,7 +71,7 @@ static int rxe_srq_resize(struct rxe_srq *srq, struct ibv_srq_attr *attr,
 	struct rxe_ring old;
 	int err;
 
-	pthread_mutex_lock(&wq->lock);
+	rxe_lock(&wq->lock);
 	err = vcmd_modify_srq(&srq->vsrq.srq, attr, attr_mask, &udata);
 	if (err)
 		goto out;
@@ -85,7 +85,7 @@ static int rxe_srq_resize(struct rxe_srq *srq, struct ibv_srq_attr *attr,
 		wq->ring.buf = NULL;
 	rxe_ring_unmap(&old);
 out:
-	pthread_mutex_unlock(&wq->lock);
+	rxe_unlock(&wq->lock);
 	return err;
 }
 
