@@ -68,10 +68,21 @@ struct rxe_wq {
 	uint32_t max_inline;
 };
 
+/* A CQ ring replaced by a resize, kept mapped until the CQ is destroyed. */
+struct rxe_old_ring {
+	struct rxe_ring ring;
+	struct rxe_old_ring *next;
+};
+
 struct rxe_cq {
 	struct verbs_cq vcq;
 	struct rxe_ring ring;
 	struct rxe_lock lock;
+	/*
+	 * Rings that resizes replaced: the empty check reads the ring
+	 * without the lock, so a resize must not unmap one under it.
+	 */
+	struct rxe_old_ring *old_rings;
 	/* Extended polling: the entry between start_poll and end_poll. */
 	const struct ib_uverbs_wc *cur;
 	uint32_t cur_index;

@@ -4,6 +4,8 @@
  * the mapped ring; we consume them without a system call.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,36 +26,78 @@ enum {
 	RXE_KWC_IP_CSUM_OK	= 1 << 3,
 };
 
-static unsigned int rxe_wc_flags(uint32_t kflags)
+/*
+ * Swap the two bits and drop the kernel's others (WITH_SMAC, WITH_VLAN,
+ * WITH_NETWORK_HDR_TYPE), whose positions mean tag matching here.
+ */
+static inline unsigned int rxe_wc_flags(uint32_t kflags)
 {
-	unsigned int flags = 0;
-
-	if (kflags & RXE_KWC_GRH)
-		flags |= IBV_WC_GRH;
-	if (kflags & RXE_KWC_WITH_IMM)
-		flags |= IBV_WC_WITH_IMM;
-	if (kflags & RXE_KWC_WITH_INV)
-		flags |= IBV_WC_WITH_INV;
-	if (kflags & RXE_KWC_IP_CSUM_OK)
-		flags |= IBV_WC_IP_CSUM_OK;
-	return flags;
+	return (kflags & (RXE_KWC_GRH | RXE_KWC_WITH_IMM)) |
+	       ((kflags & RXE_KWC_WITH_INV) << 1) |
+	       ((kflags & RXE_KWC_IP_CSUM_OK) >> 1);
 }
 
-static void rxe_copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *cqe)
+_Static_assert((int)IBV_WC_GRH == RXE_KWC_GRH &&
+		       (int)IBV_WC_WITH_IMM == RXE_KWC_WITH_IMM &&
+		       (int)IBV_WC_WITH_INV == RXE_KWC_WITH_INV << 1 &&
+		       (int)IBV_WC_IP_CSUM_OK == RXE_KWC_IP_CSUM_OK >> 1,
+	       "wc_flags bits");
+
+/*
+ * struct ib_uverbs_wc has struct ibv_wc's layout up to dlid_path_bits,
+ * then two bytes (port_num, reserved) where ibv_wc has its tail padding:
+ * one 48-byte copy, then the flags put right.
+ */
+#define RXE_WC_SAME(f, kf)                                                   \
+	_Static_assert(offsetof(struct ibv_wc, f) ==                         \
+			       offsetof(struct ib_uverbs_wc, kf) &&          \
+		       sizeof(((struct ibv_wc *)0)->f) ==                    \
+			       sizeof(((struct ib_uverbs_wc *)0)->kf),       \
+		       "ibv_wc." #f)
+RXE_WC_SAME(wr_id, wr_id);
+RXE_WC_SAME(status, status);
+RXE_WC_SAME(opcode, opcode);
+RXE_WC_SAME(vendor_err, vendor_err);
+RXE_WC_SAME(byte_len, byte_len);
+RXE_WC_SAME(imm_data, ex.imm_data);
+RXE_WC_SAME(qp_num, qp_num);
+RXE_WC_SAME(src_qp, src_qp);
+RXE_WC_SAME(wc_flags, wc_flags);
+RXE_WC_SAME(pkey_index, pkey_index);
+RXE_WC_SAME(slid, slid);
+RXE_WC_SAME(sl, sl);
+RXE_WC_SAME(dlid_path_bits, dlid_path_bits);
+_Static_assert(sizeof(struct ibv_wc) == sizeof(struct ib_uverbs_wc),
+	       "ibv_wc size");
+
+static inline void rxe_copy_wc(struct ibv_wc *wc,
+			       const struct ib_uverbs_wc *cqe)
 {
-	wc->wr_id = cqe->wr_id;
-	wc->status = cqe->status;
-	wc->opcode = cqe->opcode;
-	wc->vendor_err = cqe->vendor_err;
-	wc->byte_len = cqe->byte_len;
-	wc->imm_data = cqe->ex.imm_data;
-	wc->qp_num = cqe->qp_num;
-	wc->src_qp = cqe->src_qp;
+	memcpy(wc, cqe, sizeof(*wc));
 	wc->wc_flags = rxe_wc_flags(cqe->wc_flags);
-	wc->pkey_index = cqe->pkey_index;
-	wc->slid = cqe->slid;
-	wc->sl = cqe->sl;
-	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+/*
+ * Empty is decided before the lock: our consumer index, read first, can
+ * only trail the kernel's producer, so equal values mean the ring was
+ * empty when the producer was read -- an answer a locked poll could have
+ * given as well.  Both indices come from one load of the ring pointer: a
+ * resize may swap the ring meanwhile, but keeps the old one mapped (see
+ * rxe_resize_cq()).  Two threads polling one CQ while it fills up can
+ * see it empty for a moment (the other consumed, the kernel wrapped the
+ * producer round to our stale consumer): a spurious empty answer, never
+ * a lost completion, as a poll racing the kernel may always give.
+ */
+static inline bool rxe_cq_empty(const struct rxe_cq *cq)
+{
+	const struct rxe_queue_buf *b =
+		__atomic_load_n(&cq->ring.buf, __ATOMIC_ACQUIRE);
+	uint32_t cons, prod;
+
+	/* Both sides store their index masked: no mask to read here. */
+	cons = __atomic_load_n(&b->consumer_index, __ATOMIC_RELAXED);
+	prod = __atomic_load_n(&b->producer_index, __ATOMIC_ACQUIRE);
+	return cons == prod;
 }
 
 int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
@@ -66,6 +110,8 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		errno = EPERM;
 		return -EPERM;
 	}
+	if (rxe_cq_empty(cq))
+		return 0;
 
 	rxe_lock(&cq->lock);
 	cons = rxe_ring_own_consumer(&cq->ring);
@@ -124,6 +170,8 @@ static int rxe_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 		return EPERM;
 	if (attr->comp_mask)
 		return EINVAL;
+	if (rxe_cq_empty(cq))
+		return ENOENT;
 
 	rxe_lock(&cq->lock);
 	err = rxe_cq_load(cq);
@@ -233,6 +281,13 @@ static struct rxe_cq *rxe_cq_alloc(void)
 
 static void rxe_cq_free(struct rxe_cq *cq)
 {
+	struct rxe_old_ring *o;
+
+	while ((o = cq->old_rings)) {
+		cq->old_rings = o->next;
+		rxe_ring_unmap(&o->ring);
+		free(o);
+	}
 	free(cq);
 }
 
@@ -332,7 +387,11 @@ struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 
 /*
  * The kernel copies the pending entries into a new ring and hands us its
- * mapping; the lock keeps pollers off both rings meanwhile.
+ * mapping; the lock keeps pollers off both rings meanwhile, but not the
+ * unlocked empty check, so the old ring stays mapped until the CQ is
+ * destroyed (its kernel memory is freed with the last mapping): a CQ
+ * holds the memory of every ring it had until then, which resizes, rare
+ * and growing as a rule, keep small.
  */
 int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
@@ -342,9 +401,14 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 		.out = &resp,
 		.out_len = sizeof(resp),
 	};
-	struct rxe_ring ring;
+	struct rxe_old_ring *old;
+	struct rxe_ring ring = {};
 	int err;
 
+	/* Allocated first: once the kernel resized, nothing may fail. */
+	old = malloc(sizeof(*old));
+	if (!old)
+		return ENOMEM;
 	rxe_lock(&cq->lock);
 	err = vcmd_resize_cq(ibcq, cqe, &udata);
 	if (err)
@@ -352,10 +416,17 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	err = rxe_ring_map(&ring, ibcq->context->cmd_fd, &resp.mi);
 	if (err)
 		goto out;
-	rxe_ring_unmap(&cq->ring);
-	cq->ring = ring;
+	old->ring = cq->ring;
+	old->next = cq->old_rings;
+	cq->old_rings = old;
+	old = NULL;
+	cq->ring.map_len = ring.map_len;
+	cq->ring.log2_elem = ring.log2_elem;
+	cq->ring.mask = ring.mask;
+	__atomic_store_n(&cq->ring.buf, ring.buf, __ATOMIC_RELEASE);
 out:
 	rxe_unlock(&cq->lock);
+	free(old);
 	return err;
 }
 

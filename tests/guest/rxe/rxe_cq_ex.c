@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -295,11 +296,65 @@ out:
 	gc_pair_close(&p);
 }
 
+struct poller {
+	struct ibv_cq *cq;
+	int stop;
+	long polls, bad;
+};
+
+static void *poll_empty(void *arg)
+{
+	struct poller *pl = arg;
+	struct ibv_wc wc;
+
+	while (!__atomic_load_n(&pl->stop, __ATOMIC_ACQUIRE)) {
+		if (ibv_poll_cq(pl->cq, 1, &wc) != 0)
+			__atomic_fetch_add(&pl->bad, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pl->polls, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * A resize swaps the CQ's ring while other threads poll it: a poll may
+ * look at the ring before it takes the CQ's lock, so the old ring must
+ * not vanish under it.
+ */
+static void test_resize_while_polling(void)
+{
+	struct poller pl = {};
+	struct gc_dev dev;
+	pthread_t th[2];
+	int i, err = 0, started = 0;
+
+	if (!gc_ok(!gc_dev_open(&dev, 0), "resize under pollers: device"))
+		return;
+	pl.cq = ibv_create_cq(dev.ctx, 32, NULL, NULL, 0);
+	if (!gc_ok(pl.cq != NULL, "resize under pollers: CQ"))
+		goto out;
+	for (i = 0; i < 2; i++)
+		started += !pthread_create(&th[i], NULL, poll_empty, &pl);
+	for (i = 0; i < 200 && !err; i++)
+		err = ibv_resize_cq(pl.cq, i % 2 ? 32 : 128);
+	__atomic_store_n(&pl.stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	gc_ok(started == 2 && !err,
+	      "resize under pollers: 200 resizes while 2 threads poll (%s)",
+	      strerror(err));
+	gc_ok(!pl.bad, "resize under pollers: every poll of the empty CQ "
+	      "returned 0 (%ld polls, %ld not 0)", pl.polls, pl.bad);
+	gc_ok(ibv_destroy_cq(pl.cq) == 0, "resize under pollers: destroy");
+out:
+	gc_dev_close(&dev);
+}
+
 int main(void)
 {
 	gc_start("rxe_cq_ex");
 	test_ex_poll();
 	test_resize();
+	test_resize_while_polling();
 	test_channel();
 	return gc_finish();
 }
