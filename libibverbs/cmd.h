@@ -17,9 +17,13 @@
 #ifndef IBV_CMD_H
 #define IBV_CMD_H
 
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
 
 #include "driver.h"
 
@@ -162,6 +166,46 @@ int vcmd_destroy_qp(struct ibv_qp *qp) IBV_HIDDEN;
  * work requests, telling the kernel to process the mapped send queue.
  */
 int vcmd_post_send_doorbell(struct ibv_qp *qp) IBV_HIDDEN;
+
+/*
+ * The same doorbell built once per QP, for the data path: the legacy
+ * POST_SEND command (struct ib_uverbs_cmd_hdr, then the first fields of
+ * struct ib_uverbs_post_send) lies ready, and ringing it is one write().
+ * vcmd_doorbell_init() fills it once the QP has its handle.  The kernel
+ * writes its response (the index of a bad work request, always 0 here)
+ * into @bad_wr, which nobody reads: threads ringing at once all write 0.
+ * A context imported from another process cannot write() to its command
+ * fd (the kernel checks the opener's credentials), so there @fd is -1 and
+ * the doorbell goes through vcmd_post_send_doorbell().
+ */
+struct vcmd_doorbell {
+	struct ib_uverbs_cmd_hdr hdr;
+	uint64_t response;
+	uint32_t qp_handle;
+	uint32_t wr_count;
+	uint32_t sge_count;
+	uint32_t wqe_size;
+	int fd;
+	uint32_t bad_wr;
+};
+
+#define VCMD_DOORBELL_LEN offsetof(struct vcmd_doorbell, fd)
+
+void vcmd_doorbell_init(struct vcmd_doorbell *db, struct ibv_qp *qp)
+	IBV_HIDDEN;
+
+static inline int vcmd_doorbell_ring(struct vcmd_doorbell *db,
+				     struct ibv_qp *qp)
+{
+	ssize_t n;
+
+	if (__builtin_expect(db->fd < 0, 0))
+		return vcmd_post_send_doorbell(qp);
+	n = write(db->fd, db, VCMD_DOORBELL_LEN);
+	if (__builtin_expect(n == VCMD_DOORBELL_LEN, 1))
+		return 0;
+	return n < 0 ? errno : EIO;
+}
 /*
  * The POST_SEND and POST_RECV commands of providers without mapped
  * queues; on failure *bad_wr is the first work request not posted.

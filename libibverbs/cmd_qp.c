@@ -551,6 +551,32 @@ int vcmd_post_send_doorbell(struct ibv_qp *qp)
 	return vcmd_write_ctx(qp->context, &req);
 }
 
+#define DOORBELL_FIELD(f)                                                    \
+	_Static_assert(offsetof(struct vcmd_doorbell, f) ==                  \
+			       sizeof(struct ib_uverbs_cmd_hdr) +            \
+				       offsetof(struct ib_uverbs_post_send, f), \
+		       "doorbell " #f)
+DOORBELL_FIELD(response);
+DOORBELL_FIELD(qp_handle);
+DOORBELL_FIELD(wr_count);
+DOORBELL_FIELD(sge_count);
+DOORBELL_FIELD(wqe_size);
+_Static_assert(VCMD_DOORBELL_LEN == sizeof(struct ib_uverbs_cmd_hdr) +
+					    sizeof(struct ib_uverbs_post_send),
+	       "doorbell length");
+
+void vcmd_doorbell_init(struct vcmd_doorbell *db, struct ibv_qp *qp)
+{
+	memset(db, 0, sizeof(*db));
+	db->hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	db->hdr.in_words = VCMD_DOORBELL_LEN / 4;
+	db->hdr.out_words = sizeof(struct ib_uverbs_post_send_resp) / 4;
+	db->response = (uintptr_t)&db->bad_wr;
+	db->qp_handle = qp->handle;
+	db->wqe_size = sizeof(struct ib_uverbs_send_wr);
+	db->fd = vcmd_ctx_imported(qp->context) ? -1 : qp->context->cmd_fd;
+}
+
 /*
  * The post commands: the core command, then wr_count work requests of
  * wqe_size bytes each, then all their scatter/gather entries, which have

@@ -233,6 +233,14 @@ size_t vcmd_ioctl_finish(struct vcmd_ioctl *c) IBV_HIDDEN;
 /* Finish and issue @c on @fd.  Returns 0 or a positive errno. */
 int vcmd_ioctl_exec(int fd, struct vcmd_ioctl *c) IBV_HIDDEN;
 
+/* A context ibv_import_device() made from another process's fd. */
+static inline bool vcmd_ctx_imported(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	return vctx && vctx->priv && vctx->priv->imported;
+}
+
 static inline int vcmd_ioctl_ctx(struct ibv_context *ctx,
 				 struct vcmd_ioctl *c)
 {

@@ -258,18 +258,12 @@ int vcmd_invoke_write(struct ibv_context *ctx, struct vcmd_write_req *req)
 	return err;
 }
 
-static bool ctx_imported(struct ibv_context *ctx)
-{
-	struct verbs_context *vctx = verbs_get_ctx(ctx);
-
-	return vctx && vctx->priv && vctx->priv->imported;
-}
 
 int vcmd_write_ctx(struct ibv_context *ctx, struct vcmd_write_req *req)
 {
 	int err;
 
-	if (!ctx_imported(ctx))
+	if (!vcmd_ctx_imported(ctx))
 		return vcmd_write(ctx->cmd_fd, req);
 	err = vcmd_invoke_write(ctx, req);
 	/* A kernel without the method: the opener's process may write(). */

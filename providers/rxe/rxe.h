@@ -97,6 +97,7 @@ struct rxe_qp {
 	struct verbs_qp vqp;
 	struct rxe_wq sq;
 	struct rxe_wq rq;	/* ring.buf NULL when the QP uses an SRQ */
+	struct vcmd_doorbell db;
 	uint32_t ssn;
 	/* ibv_qp_ex batch, between wr_start and wr_complete/wr_abort */
 	uint64_t send_ops;

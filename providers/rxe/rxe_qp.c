@@ -76,8 +76,10 @@ static int rxe_qp_map(struct rxe_qp *qp, const struct rxe_create_qp_resp *resp,
 		rxe_ring_unmap(&qp->sq.ring);
 		rxe_ring_unmap(&qp->rq.ring);
 		vcmd_destroy_qp(&qp->vqp.qp);
+		return err;
 	}
-	return err;
+	vcmd_doorbell_init(&qp->db, &qp->vqp.qp);
+	return 0;
 }
 
 /* The send opcodes rxe executes for each QP type (ibv_qp_ex builders). */

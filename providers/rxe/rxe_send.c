@@ -333,7 +333,7 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return err;
 
 	/* One doorbell for everything this call published. */
-	dberr = vcmd_post_send_doorbell(ibqp);
+	dberr = vcmd_doorbell_ring(&qp->db, ibqp);
 	if (dberr && !err) {
 		*bad_wr = first;
 		err = dberr;
@@ -370,7 +370,7 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 				  rxe_ring_next(&qp->sq.ring, prod));
 	rxe_unlock(&qp->sq.lock);
 
-	return vcmd_post_send_doorbell(ibqp);
+	return vcmd_doorbell_ring(&qp->db, ibqp);
 }
 
 /*
@@ -475,7 +475,7 @@ static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 	}
 	rxe_batch_end(qp);
 	if (posted)
-		err = vcmd_post_send_doorbell(&qp->vqp.qp);
+		err = vcmd_doorbell_ring(&qp->db, &qp->vqp.qp);
 	return err;
 }
 
