@@ -189,13 +189,65 @@ static ssize_t write_cmd(int fd, struct vcmd_write_req *req, void *out)
 	return ret;
 }
 
+/*
+ * Legacy commands without provider data (REG_MR of most providers, a
+ * plug-in's too, DEREG_MR, DEALLOC_PD, ...) are built in one pass: the
+ * header, the core command, and the address of the caller's own
+ * response, which the kernel fills directly.  Larger or extended
+ * commands, and those with provider data, take the general path below.
+ */
+#define PLAIN_MAX_CORE 64
+
+static bool plain_write(const struct vcmd_write_req *req)
+{
+	const struct vcmd_udata *u = req->udata;
+
+	return (!u || (!u->in_len && !u->out_len)) && !req->extended &&
+	       req->core &&
+	       req->core_len && req->core_len <= PLAIN_MAX_CORE &&
+	       !(req->core_len % 4) && !(req->resp_len % 4) &&
+	       (!req->resp_len || (req->resp && req->core_len >= 8)) &&
+	       req->resp_len <= VCMD_MAX_CORE_OUT &&
+	       req->command <= IB_USER_VERBS_CMD_COMMAND_MASK;
+}
+
+static int write_plain(int fd, struct vcmd_write_req *req)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		uint64_t core[PLAIN_MAX_CORE / sizeof(uint64_t)];
+	} buf;
+	size_t len = sizeof(buf.hdr) + req->core_len;
+	uint64_t resp_addr = (uintptr_t)req->resp;
+	ssize_t ret;
+
+	buf.hdr.command = req->command;
+	buf.hdr.in_words = len / 4;
+	buf.hdr.out_words = req->resp_len / 4;
+	memcpy(buf.core, req->core, req->core_len);
+	if (req->resp_len)
+		buf.core[0] = resp_addr;
+	ret = write(fd, &buf, len);
+	if (ret < 0)
+		return errno;
+	if ((size_t)ret != len) {
+		req->short_write = true;
+		return EIO;
+	}
+	copy_core_out(req);
+	return 0;
+}
+
 int vcmd_write(int fd, struct vcmd_write_req *req)
 {
 	uint64_t out[VCMD_MAX_WRITE_OUT / sizeof(uint64_t)];
-	size_t resp_size = vcmd_write_resp_size(req);
+	size_t resp_size;
 	ssize_t ret;
 
 	req->short_write = false;
+	if (plain_write(req))
+		return write_plain(fd, req);
+	resp_size = vcmd_write_resp_size(req);
 	if (resp_size > sizeof(out))
 		return EINVAL;
 	/*
