@@ -12,8 +12,8 @@
  *
  * Tracking can only start while no memory has been handed to the device:
  * pages registered earlier were never marked, so a later fork would still
- * corrupt them.  fork_state records this with a single word so that the
- * registration fast path without tracking is one load.
+ * corrupt them.  verbs_fork_state (fork.h) records this with a single word
+ * so that the registration fast path without tracking is one load.
  */
 #define _GNU_SOURCE	/* secure_getenv() */
 #include <errno.h>
@@ -31,13 +31,7 @@
 
 #define IBV_EXPORT __attribute__((visibility("default")))
 
-enum {
-	FORK_CLEAN,		/* no memory handed to the device yet */
-	FORK_TOO_LATE,		/* memory registered without tracking */
-	FORK_TRACKING,		/* legacy mode: the range tree is live */
-};
-
-static int fork_state = FORK_CLEAN;
+int verbs_fork_state = VERBS_FORK_CLEAN;
 /* -1 until asked, then 0 or 1. */
 static int copy_on_fork = -1;
 
@@ -175,13 +169,13 @@ static int probe_madvise(void)
 /* Called with init_lock held. */
 static int start_tracking(void)
 {
-	int expected = FORK_CLEAN;
+	int expected = VERBS_FORK_CLEAN;
 	int ret;
 
-	switch (__atomic_load_n(&fork_state, __ATOMIC_ACQUIRE)) {
-	case FORK_TRACKING:
+	switch (__atomic_load_n(&verbs_fork_state, __ATOMIC_ACQUIRE)) {
+	case VERBS_FORK_TRACKING:
 		return 0;
-	case FORK_TOO_LATE:
+	case VERBS_FORK_TOO_LATE:
 		return EINVAL;
 	}
 	ret = probe_madvise();
@@ -190,11 +184,11 @@ static int start_tracking(void)
 	fork_range_init(&fork_tree, false);
 
 	/* Publishes the tree; loses only to a registration racing us. */
-	if (__atomic_compare_exchange_n(&fork_state, &expected, FORK_TRACKING,
-					false, __ATOMIC_SEQ_CST,
-					__ATOMIC_SEQ_CST))
+	if (__atomic_compare_exchange_n(&verbs_fork_state, &expected,
+					VERBS_FORK_TRACKING, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return 0;
-	return expected == FORK_TRACKING ? 0 : EINVAL;
+	return expected == VERBS_FORK_TRACKING ? 0 : EINVAL;
 }
 
 static int enable_tracking(void)
@@ -258,14 +252,14 @@ void verbs_fork_setup(void)
  */
 static int fork_mode(void)
 {
-	int st = __atomic_load_n(&fork_state, __ATOMIC_ACQUIRE);
+	int st = __atomic_load_n(&verbs_fork_state, __ATOMIC_ACQUIRE);
 
-	if (__builtin_expect(st != FORK_CLEAN, 1))
+	if (__builtin_expect(st != VERBS_FORK_CLEAN, 1))
 		return st;
-	if (__atomic_compare_exchange_n(&fork_state, &st, FORK_TOO_LATE,
+	if (__atomic_compare_exchange_n(&verbs_fork_state, &st, VERBS_FORK_TOO_LATE,
 					false, __ATOMIC_SEQ_CST,
 					__ATOMIC_ACQUIRE))
-		return FORK_TOO_LATE;
+		return VERBS_FORK_TOO_LATE;
 	return st;
 }
 
@@ -280,7 +274,7 @@ int verbs_fork_protect(const void *addr, size_t len,
 
 	span->addr = NULL;
 	span->len = 0;
-	if (fork_mode() != FORK_TRACKING)
+	if (fork_mode() != VERBS_FORK_TRACKING)
 		return 0;
 	verbs_proc_enter();
 	ret = fork_range_align(&fork_tree, addr, len, &span->addr, &span->len);
@@ -293,7 +287,7 @@ int verbs_fork_protect(const void *addr, size_t len,
 
 void verbs_fork_unprotect(const struct verbs_fork_span *span)
 {
-	if (!span->len || fork_mode() != FORK_TRACKING)
+	if (!span->len || fork_mode() != VERBS_FORK_TRACKING)
 		return;
 	verbs_proc_enter();
 	(void)fork_range_drop(&fork_tree, span->addr, span->len);
@@ -302,7 +296,7 @@ void verbs_fork_unprotect(const struct verbs_fork_span *span)
 /* The MR table is used only while tracking, which never stops. */
 static bool tracking(void)
 {
-	return __atomic_load_n(&fork_state, __ATOMIC_ACQUIRE) == FORK_TRACKING;
+	return verbs_fork_mr_state() == VERBS_FORK_TRACKING;
 }
 
 static size_t mr_bucket(const void *mr)
@@ -311,8 +305,8 @@ static size_t mr_bucket(const void *mr)
 	return ((uintptr_t)mr >> 4) % MR_TABLE_BUCKETS;
 }
 
-int verbs_fork_mr_protect(const void *addr, size_t len,
-			  struct verbs_fork_mr **rec)
+int verbs_fork_mr_protect_slow(const void *addr, size_t len,
+			       struct verbs_fork_mr **rec)
 {
 	struct verbs_fork_span span;
 	int ret;
@@ -330,7 +324,7 @@ int verbs_fork_mr_protect(const void *addr, size_t len,
 	return 0;
 }
 
-void verbs_fork_mr_attach(struct verbs_fork_mr *rec, const void *mr)
+void verbs_fork_mr_attach_slow(struct verbs_fork_mr *rec, const void *mr)
 {
 	struct verbs_fork_mr **head;
 
@@ -345,7 +339,7 @@ void verbs_fork_mr_attach(struct verbs_fork_mr *rec, const void *mr)
 	pthread_mutex_unlock(&mr_table_lock);
 }
 
-struct verbs_fork_mr *verbs_fork_mr_detach(const void *mr)
+struct verbs_fork_mr *verbs_fork_mr_detach_slow(const void *mr)
 {
 	struct verbs_fork_mr **pos, *rec = NULL;
 
@@ -364,7 +358,7 @@ struct verbs_fork_mr *verbs_fork_mr_detach(const void *mr)
 	return rec;
 }
 
-void verbs_fork_mr_unprotect(struct verbs_fork_mr *rec)
+void verbs_fork_mr_unprotect_slow(struct verbs_fork_mr *rec)
 {
 	if (!rec)
 		return;
@@ -387,7 +381,7 @@ IBV_EXPORT enum ibv_fork_status ibv_is_fork_initialized(void)
 {
 	if (verbs_kernel_copies_on_fork())
 		return IBV_FORK_UNNEEDED;
-	if (__atomic_load_n(&fork_state, __ATOMIC_ACQUIRE) == FORK_TRACKING)
+	if (verbs_fork_mr_state() == VERBS_FORK_TRACKING)
 		return IBV_FORK_ENABLED;
 	return IBV_FORK_DISABLED;
 }
@@ -403,7 +397,7 @@ static int errno_result(int err)
 /* Public ranges are counted as upstream counts them, page by page. */
 static int public_range(void *base, size_t size, bool add)
 {
-	if (fork_mode() != FORK_TRACKING)
+	if (fork_mode() != VERBS_FORK_TRACKING)
 		return 0;
 	verbs_proc_enter();
 	if (add)

@@ -138,11 +138,60 @@ void verbs_fork_unprotect(const struct verbs_fork_span *span) IBV_HIDDEN;
  */
 struct verbs_fork_mr;
 
-int verbs_fork_mr_protect(const void *addr, size_t len,
-			  struct verbs_fork_mr **rec) IBV_HIDDEN;
-void verbs_fork_mr_attach(struct verbs_fork_mr *rec, const void *mr) IBV_HIDDEN;
-struct verbs_fork_mr *verbs_fork_mr_detach(const void *mr) IBV_HIDDEN;
-void verbs_fork_mr_unprotect(struct verbs_fork_mr *rec) IBV_HIDDEN;
+/*
+ * fork.c's state, one word: whether memory went to the device before
+ * tracking could start, and whether it did.  Read inline below, so that
+ * registering without tracking costs a load and a compare, no call.
+ */
+enum {
+	VERBS_FORK_CLEAN,	/* no memory handed to the device yet */
+	VERBS_FORK_TOO_LATE,	/* memory registered without tracking */
+	VERBS_FORK_TRACKING,	/* legacy mode: the range tree is live */
+};
+
+extern int verbs_fork_state IBV_HIDDEN;
+
+int verbs_fork_mr_protect_slow(const void *addr, size_t len,
+			       struct verbs_fork_mr **rec) IBV_HIDDEN;
+void verbs_fork_mr_attach_slow(struct verbs_fork_mr *rec,
+			       const void *mr) IBV_HIDDEN;
+struct verbs_fork_mr *verbs_fork_mr_detach_slow(const void *mr) IBV_HIDDEN;
+void verbs_fork_mr_unprotect_slow(struct verbs_fork_mr *rec) IBV_HIDDEN;
+
+static inline int verbs_fork_mr_state(void)
+{
+	return __atomic_load_n(&verbs_fork_state, __ATOMIC_ACQUIRE);
+}
+
+static inline int verbs_fork_mr_protect(const void *addr, size_t len,
+					struct verbs_fork_mr **rec)
+{
+	*rec = NULL;
+	if (__builtin_expect(verbs_fork_mr_state() == VERBS_FORK_TOO_LATE, 1))
+		return 0;
+	return verbs_fork_mr_protect_slow(addr, len, rec);
+}
+
+static inline void verbs_fork_mr_attach(struct verbs_fork_mr *rec,
+					const void *mr)
+{
+	if (rec)
+		verbs_fork_mr_attach_slow(rec, mr);
+}
+
+/* The MR table is used only while tracking, which never stops. */
+static inline struct verbs_fork_mr *verbs_fork_mr_detach(const void *mr)
+{
+	if (verbs_fork_mr_state() != VERBS_FORK_TRACKING)
+		return NULL;
+	return verbs_fork_mr_detach_slow(mr);
+}
+
+static inline void verbs_fork_mr_unprotect(struct verbs_fork_mr *rec)
+{
+	if (rec)
+		verbs_fork_mr_unprotect_slow(rec);
+}
 
 /*
  * Public since IBVERBS_1.1, but Debian's installed <infiniband/verbs.h>

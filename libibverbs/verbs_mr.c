@@ -103,9 +103,11 @@ IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	 * made by fork() starts with an empty table; the pid check covers
 	 * one that shares the parent's memory.  The record leaves the table
 	 * before the MR is freed, as another thread may get the same address
-	 * for a new MR at once.
+	 * for a new MR at once.  Without tracking there is no record, and
+	 * the provider makes the verb's one inheritance check.
 	 */
-	if (!verbs_ctx_inherited(ctx))
+	if (verbs_fork_mr_state() == VERBS_FORK_TRACKING &&
+	    !verbs_ctx_inherited(ctx))
 		rec = verbs_fork_mr_detach(mr);
 
 	err = verbs_ops(ctx)->dereg_mr(to_vmr(mr));
