@@ -347,11 +347,24 @@ struct verbs_ex_private {
 	 */
 	struct handle_table *cb_table;
 	pthread_mutex_t cb_lock;
+	/*
+	 * The plug-in's ibv_qp_ex and ibv_cq_ex entry points while every
+	 * object of the context has the same ones, so that a wrapper calls
+	 * them without a look-up; else functions that look them up in
+	 * cb_table per object (plugin_guard.c).  Written under cb_lock.
+	 */
+	void (*qpx_fn[3])(void);
+	void (*cqx_fn[3])(void);
 };
 
+/*
+ * Every context the library hands out is a struct verbs_context (the
+ * built-in providers' and the plug-ins' alike), so the library skips the
+ * abi_compat check of verbs_get_ctx(), which guards applications.
+ */
 static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)
 {
-	return verbs_get_ctx(ctx)->priv;
+	return container_of(ctx, struct verbs_context, context)->priv;
 }
 
 static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
@@ -369,10 +382,14 @@ static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
  * CLONE_VM) or one of a kernel without MADV_WIPEONFORK made without the
  * atfork handlers.
  */
+static inline bool verbs_priv_inherited(const struct verbs_ex_private *priv)
+{
+	return __builtin_expect(!verbs_proc_is(priv->proc_token), 0);
+}
+
 static inline bool verbs_obj_inherited(struct ibv_context *ctx)
 {
-	return __builtin_expect(!verbs_proc_is(verbs_priv(ctx)->proc_token),
-				0);
+	return verbs_priv_inherited(verbs_priv(ctx));
 }
 
 bool verbs_ctx_inherited(struct ibv_context *ctx) IBV_HIDDEN;

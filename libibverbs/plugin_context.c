@@ -73,70 +73,85 @@ static bool refuse(struct ibv_context *ctx)
 
 /*
  * Data path.  The plug-in's slots are never NULL here: its table starts
- * out filled with the stubs below.
+ * out filled with the stubs below.  Each wrapper loads the context's
+ * private state once, for the guard and the plug-in's op alike.
  */
 static int pl_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
-	if (verbs_obj_inherited(cq->context)) {
+	const struct verbs_ex_private *priv = verbs_priv(cq->context);
+
+	if (verbs_priv_inherited(priv)) {
 		errno = EPERM;
 		return -EPERM;
 	}
-	return pops(cq->context)->poll_cq(cq, n, wc);
+	return priv->plugin_ops.poll_cq(cq, n, wc);
 }
 
 static int pl_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
-	if (verbs_obj_inherited(cq->context))
+	const struct verbs_ex_private *priv = verbs_priv(cq->context);
+
+	if (verbs_priv_inherited(priv))
 		return EPERM;
-	return pops(cq->context)->req_notify_cq(cq, solicited_only);
+	return priv->plugin_ops.req_notify_cq(cq, solicited_only);
 }
 
 static int pl_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			struct ibv_send_wr **bad_wr)
 {
-	if (verbs_obj_inherited(qp->context)) {
+	const struct verbs_ex_private *priv = verbs_priv(qp->context);
+
+	if (verbs_priv_inherited(priv)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
-	return pops(qp->context)->post_send(qp, wr, bad_wr);
+	return priv->plugin_ops.post_send(qp, wr, bad_wr);
 }
 
 static int pl_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad_wr)
 {
-	if (verbs_obj_inherited(qp->context)) {
+	const struct verbs_ex_private *priv = verbs_priv(qp->context);
+
+	if (verbs_priv_inherited(priv)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
-	return pops(qp->context)->post_recv(qp, wr, bad_wr);
+	return priv->plugin_ops.post_recv(qp, wr, bad_wr);
 }
 
 static int pl_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr)
 {
-	if (verbs_obj_inherited(srq->context)) {
+	const struct verbs_ex_private *priv = verbs_priv(srq->context);
+
+	if (verbs_priv_inherited(priv)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
-	return pops(srq->context)->post_srq_recv(srq, wr, bad_wr);
+	return priv->plugin_ops.post_srq_recv(srq, wr, bad_wr);
 }
 
 static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		      struct ibv_mw_bind *mw_bind)
 {
-	if (verbs_obj_inherited(qp->context))
+	const struct verbs_ex_private *priv = verbs_priv(qp->context);
+
+	if (verbs_priv_inherited(priv))
 		return EPERM;
-	return pops(qp->context)->bind_mw(qp, mw, mw_bind);
+	return priv->plugin_ops.bind_mw(qp, mw, mw_bind);
 }
 
 static int pl_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
 			   struct ibv_ops_wr **bad_op)
 {
-	if (verbs_obj_inherited(srq->context)) {
+	const struct verbs_ex_private *priv = verbs_priv(srq->context);
+
+	if (verbs_priv_inherited(priv)) {
 		*bad_op = op;
 		return EPERM;
 	}
-	return pops(srq->context)->post_srq_ops(srq, op, bad_op);
+	return priv->plugin_ops.post_srq_ops(srq, op, bad_op);
 }
 
 /* What a plug-in without a data-path op gets, as rdma-core's dummies. */
