@@ -33,6 +33,11 @@ the input could not be read: run-all counts that as a failure too.
   report.py pytest JUNIT PYTEST_RC PHASE MODE COUNTS
       An xfail (pytest.mark.xfail, used for guarantees upstream lacks)
       counts as passed in MODE "debian" only.
+  report.py known RESULTS KNOWN_FILE RELEASE COUNTS
+      Turns "not ok" lines of tests listed as kernel bugs for RELEASE
+      (uname -r) into "known" lines when Debian's library failed the same
+      test in the same boot, and appends the change to COUNTS (a fourth
+      column: known).
   report.py select TESTS_JSON KIND
       Print a ctest -R regex matching exactly the tests of KIND, or nothing:
       "ours"    label guest, not client, not debian, not valgrind: the
@@ -301,8 +306,86 @@ def do_pytest(junit, rc, phase, mode, counts):
              counts)
 
 
+def twin(name):
+    """The name the same test has in the Debian run."""
+    return name.replace("guest.", "guest.debian.", 1) \
+        if name.startswith("guest.") and "debian" not in name else name
+
+
+DEBIAN_PHASE = {"c-ours": "c-debian", "py-ours": "py-debian"}
+
+
+def do_known(results, known_file, release, counts):
+    """Rewrite RESULTS: a test that fails on our library and is listed in
+    KNOWN_FILE for this kernel becomes "known" when it fails on Debian's
+    library too in the same boot (the evidence, quoted); else it stays
+    failed and says so.  Lines: "RELEASE-PREFIX TEST WHY..." ("#"
+    comments), TEST as run-all names it without its phase."""
+    known = {}
+    with open(known_file) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            prefix, test, why = line.split(None, 2)
+            if release.startswith(prefix):
+                known[test] = why
+    with open(results) as f:
+        lines = f.read().splitlines()
+    res = {}
+    pat = re.compile(r"^(ok|not ok|skip)\s+([\w-]+): (\S+)(.*)$")
+    for ln in lines:
+        m = pat.match(ln)
+        if m:
+            res[(m.group(2), m.group(3))] = (m.group(1), m.group(4).strip())
+    out = []
+    for ln in lines:
+        m = pat.match(ln)
+        if not m or m.group(1) != "not ok":
+            out.append(ln)
+            continue
+        phase, name = m.group(2), m.group(3)
+        ours_phase = {d: p for p, d in DEBIAN_PHASE.items()}.get(phase)
+        # The name the test has in our run, which the list uses.
+        key = name.replace("guest.debian.", "guest.", 1) if ours_phase \
+            else name
+        if key not in known:
+            out.append(ln)
+            continue
+        why = known[key]
+        if ours_phase:
+            # The Debian run itself: known only with ours failing too.
+            mine = res.get((ours_phase, key))
+            if mine and mine[0] == "not ok":
+                out.append(f"known  {phase}: {name} (KNOWN kernel bug: "
+                           f"{why}; {m.group(4).strip()})")
+                counts[1] -= 1
+                counts[3] += 1
+            else:
+                out.append(ln)
+            continue
+        deb = res.get((DEBIAN_PHASE.get(phase), twin(name)))
+        if deb and deb[0] == "not ok":
+            out.append(f"known  {phase}: {name} (KNOWN kernel bug: {why}; "
+                       f"evidence: Debian's library fails it in this boot "
+                       f"too: {deb[1][:160]})")
+            counts[1] -= 1
+            counts[3] += 1
+        else:
+            out.append(ln + " (listed as a known kernel bug, but Debian's "
+                       "library did not fail it in this boot: not known)")
+    with open(results, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def main(argv):
     counts = [0, 0, 0]
+    if len(argv) == 6 and argv[1] == "known":
+        counts = [0, 0, 0, 0]
+        do_known(argv[2], argv[3], argv[4], counts)
+        with open(argv[5], "a") as f:
+            f.write(" ".join(map(str, counts)) + "\n")
+        return 0
     if len(argv) == 10 and argv[1] == "ctest":
         do_ctest(argv[2], argv[3], argv[4], argv[5], int(argv[6]),
                  argv[7], argv[8], counts)
