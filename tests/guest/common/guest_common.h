@@ -140,6 +140,14 @@ int gc_finish(void);
 /* The path of the libibverbs.so.1 mapped into this process, or "?". */
 const char *gc_mapped_libibverbs(void);
 
+/*
+ * The running kernel's release (uname -r) and whether it is at least
+ * MAJOR.MINOR: for checks whose right answer is the kernel's and changed
+ * with a kernel commit (each caller names it).
+ */
+const char *gc_kernel_release(void);
+bool gc_kernel_at_least(int major, int minor);
+
 /* Devices */
 int gc_find_gid(struct ibv_context *ctx, uint8_t port, const char *ipv4,
 		union ibv_gid *gid);

@@ -6,8 +6,10 @@
  * Legacy mode: "dc" exactly on registered pages, counted per page across
  * overlapping MRs, gone after the last deregistration; a child touching a
  * registered page dies of SIGSEGV.
- * Default mode on a copying kernel, even with RDMAV_FORK_SAFE=1 and
- * ibv_fork_init(): no "dc" anywhere, and a child reads registered pages.
+ * Default mode on a kernel that reports copy-on-fork, even with
+ * RDMAV_FORK_SAFE=1 and ibv_fork_init(): no "dc" anywhere, and a child
+ * reads registered pages.  Default mode on a kernel that does not report
+ * it (before 5.13): ibv_fork_init(), then the legacy checks.
  * Upstream 44 marks pages after ibv_fork_init() whatever the kernel does,
  * so those two are guard checks; legacy tracking is upstream's own.
  *
@@ -141,10 +143,21 @@ int main(int argc, char **argv)
 	map = fu_map(PAGES * page);
 	if (!gc_ok(map && !gc_dev_open(&dev, 0), "device and mapping"))
 		return gc_finish();
-	if (fu_legacy_mode())
-		legacy(&dev, map);
-	else
+	if (fu_cof_trusted()) {
 		copying(&dev, map);
+	} else {
+		/*
+		 * The kernel does not say it copies: tracking is on after
+		 * ibv_fork_init() in either mode, as upstream's.
+		 */
+		if (!fu_legacy_mode()) {
+			gc_diag("no guard on this kernel: it does not report "
+				"copy-on-fork, so ibv_fork_init() tracks, as "
+				"upstream's");
+			gc_ok(!ibv_fork_init(), "ibv_fork_init");
+		}
+		legacy(&dev, map);
+	}
 	gc_dev_close(&dev);
 	fu_unmap(map, PAGES * page);
 	return gc_finish();

@@ -7,13 +7,18 @@
  * exited, the parent writes new bytes into its memory and the device moves
  * them: RDMA WRITE from a's MR into b's, RDMA READ back into a's, and
  * SEND/RECV -- every byte checked.  Had the parent lost a page to the
- * child's copy-on-write, the device would move stale bytes.
+ * child's copy-on-write, the device would move stale bytes.  The 2 MiB
+ * region has a QP pair of its own, and a region whose transfer failed is
+ * not driven again (each would wait out a timeout on a QP in error), so a
+ * kernel that breaks one kind of memory costs only that kind's checks.
  *
  * Data alone proves nothing about legacy mode: the 6.1 kernel copies
  * pinned pages at fork() whatever the library does.  So every MR must also
  * be MADV_DONTFORK in /proc/self/smaps in legacy mode (and not in the
  * default mode).  The 2 MiB region is skipped only when the guest has no
- * huge page to give (mmap fails with ENOMEM); any other failure fails.
+ * huge page to give (mmap fails with ENOMEM), and after fork() in the
+ * default mode on a kernel that does not copy pinned hugetlb pages
+ * (before 5.12, see fork_util.h); any other failure fails.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +37,8 @@ struct region {
 	size_t offset;	/* where the MR starts inside the mapping */
 	size_t len;	/* MR length */
 	bool huge;
+	bool broken;	/* a transfer failed: its QP may be in error */
+	struct gc_pair *pair;
 	uint8_t *map[2];
 	struct gc_buf buf[2];	/* side a and side b */
 };
@@ -129,32 +136,63 @@ static bool send_recv(struct gc_pair *p, struct region *r)
 	       !memcmp(a->addr, b->addr, r->len);
 }
 
-/* New bytes from the parent, moved every way, checked byte for byte. */
-static void traffic(struct gc_pair *p, const char *when, uint8_t seed)
+/*
+ * Whether the parent's MR on @r can stay valid once the process forked:
+ * a kernel before 5.12 does not copy pinned hugetlb pages into the child,
+ * so without tracking (MADV_DONTFORK, legacy mode) the parent's next write
+ * moves it to a new page the MR does not point at.  That is the kernel's
+ * documented behaviour, not the library's to fix: said, not tested.
+ */
+static bool kept_across_fork(const struct region *r)
 {
+	return !r->huge || fu_kernel_copies_hugetlb() || fu_legacy_mode();
+}
+
+/* New bytes from the parent, moved every way, checked byte for byte. */
+static void traffic(const char *when, uint8_t seed, bool forked)
+{
+	struct gc_pair *p;
 	struct region *r;
 	size_t i;
 
 	for (i = 0; i < NREGIONS; i++) {
 		r = &regions[i];
+		p = r->pair;
 		if (!r->buf[0].mr)
 			continue;
+		if (r->broken) {
+			/* Its QP pair is likely in error: no 20 s waits. */
+			gc_ok(false, "%s: %s: not run, a transfer on it failed "
+				     "before", when, r->what);
+			continue;
+		}
+		if (forked && !kept_across_fork(r)) {
+			gc_skip("%s: %s: this kernel copies no pinned hugetlb "
+				"page on fork (5.12 and later do), and "
+				"nothing tracks it in this mode",
+				when, r->what);
+			continue;
+		}
 		gc_fill(r->buf[0].addr, r->len, seed);
-		gc_ok(rdma_write(p, r), "%s: RDMA WRITE from parent MR (%s)",
-		      when, r->what);
+		r->broken |= !gc_ok(rdma_write(p, r),
+				    "%s: RDMA WRITE from parent MR (%s)", when,
+				    r->what);
 		gc_fill(r->buf[1].addr, r->len, seed + 1);
-		gc_ok(rdma_read(p, r), "%s: RDMA READ into parent MR (%s)",
-		      when, r->what);
+		r->broken |= !gc_ok(rdma_read(p, r),
+				    "%s: RDMA READ into parent MR (%s)", when,
+				    r->what);
 		gc_fill(r->buf[0].addr, r->len, seed + 2);
-		gc_ok(send_recv(p, r), "%s: SEND/RECV from parent MR (%s)",
-		      when, r->what);
+		r->broken |= !gc_ok(send_recv(p, r),
+				    "%s: SEND/RECV from parent MR (%s)", when,
+				    r->what);
 	}
 }
 
 int main(void)
 {
 	struct gc_qp_caps caps = { .max_send_wr = 16, .max_recv_wr = 16 };
-	struct gc_pair p;
+	/* The huge page has a QP pair of its own: see traffic(). */
+	struct gc_pair p, hp;
 	int go[2], status;
 	size_t i;
 	pid_t pid;
@@ -162,13 +200,16 @@ int main(void)
 
 	if (!fu_start("fork_mr_valid"))
 		return gc_finish();
-	if (!gc_ok(!gc_pair_open(&p, IBV_QPT_RC, &caps), "RC pair rxe0-rxe1"))
+	if (!gc_ok(!gc_pair_open(&p, IBV_QPT_RC, &caps) &&
+			   !gc_pair_open(&hp, IBV_QPT_RC, &caps),
+		   "RC pairs rxe0-rxe1"))
 		return gc_finish();
 	for (i = 0; i < NREGIONS; i++) {
 		struct region *r = &regions[i];
 		bool no_mem;
 
-		if (setup_region(r, &p, &no_mem)) {
+		r->pair = r->huge ? &hp : &p;
+		if (setup_region(r, r->pair, &no_mem)) {
 			if (r->huge && no_mem)
 				gc_skip("no huge page in this guest");
 			else
@@ -185,7 +226,7 @@ int main(void)
 		      fu_legacy_mode() ? "MADV_DONTFORK (smaps dc)" :
 					 "not MADV_DONTFORK");
 	}
-	traffic(&p, "before fork", 10);
+	traffic("before fork", 10, false);
 
 	if (pipe(go))
 		return 1;
@@ -198,21 +239,22 @@ int main(void)
 		_exit(0);
 	}
 	close(go[0]);
-	traffic(&p, "child alive", 20);
+	traffic("child alive", 20, true);
 	close(go[1]);
 	status = fu_wait(pid);
 	gc_ok(status == 0, "child exited cleanly (%d)", status);
-	traffic(&p, "child gone", 30);
+	traffic("child gone", 30, true);
 
 	/* A second generation: a child of a parent that forked before. */
 	pid = fork();
 	if (pid == 0)
 		_exit(0);
 	gc_ok(fu_wait(pid) == 0, "second child exited cleanly");
-	traffic(&p, "after second fork", 40);
+	traffic("after second fork", 40, true);
 
 	for (i = 0; i < NREGIONS; i++)
 		teardown_region(&regions[i]);
 	gc_pair_close(&p);
+	gc_pair_close(&hp);
 	return gc_finish();
 }

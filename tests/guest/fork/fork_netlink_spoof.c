@@ -9,12 +9,15 @@
  * wrapper first sends, from a socket of its own, a reply to that request
  * with the same sequence number and no RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK,
  * so the forged answer waits in the library's socket ahead of the
- * kernel's.  The 6.1 kernel copies pinned pages on fork and says so: a
+ * kernel's.  On a kernel that reports copy-on-fork (5.13 and later) a
  * library that reads only the kernel's answer reports IBV_FORK_UNNEEDED,
- * one that believes the forgery IBV_FORK_DISABLED.
+ * one that believes the forgery IBV_FORK_DISABLED.  On one that does not,
+ * the forgery claims copy-on-fork instead (the attribute, set to 1): the
+ * right answer is IBV_FORK_DISABLED, the forgery's IBV_FORK_UNNEEDED.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,16 +25,27 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-#include "guest_common.h"
+#include "fork_util.h"
 
 static int forged, forging;
+/* Forge the opposite of what the kernel says: 1 to claim copy-on-fork. */
+static int forge_cof;
 
-/* A SYS_GET reply to @req, without attributes, to @fd's port. */
+/*
+ * A SYS_GET reply to @req to @fd's port: without attributes, or with
+ * RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK = 1 when forge_cof is set.
+ */
 static void forge_reply(int fd, const void *req, size_t len)
 {
 	const struct nlmsghdr *rq = req;
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-	struct nlmsghdr reply;
+	struct {
+		struct nlmsghdr hdr;
+		struct nlattr attr;
+		uint8_t cof[4];
+	} msg;
+	struct nlmsghdr *reply = &msg.hdr;
+	size_t size = forge_cof ? sizeof(msg) : sizeof(msg.hdr);
 	socklen_t alen = sizeof(to);
 	int s;
 
@@ -43,13 +57,16 @@ static void forge_reply(int fd, const void *req, size_t len)
 	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
 	if (s < 0)
 		return;
-	memset(&reply, 0, sizeof(reply));
-	reply.nlmsg_len = sizeof(reply);
-	reply.nlmsg_type = rq->nlmsg_type;
-	reply.nlmsg_seq = rq->nlmsg_seq;
-	reply.nlmsg_pid = to.nl_pid;
-	if (sendto(s, &reply, sizeof(reply), 0, (struct sockaddr *)&to,
-		   sizeof(to)) == sizeof(reply))
+	memset(&msg, 0, sizeof(msg));
+	reply->nlmsg_len = size;
+	reply->nlmsg_type = rq->nlmsg_type;
+	reply->nlmsg_seq = rq->nlmsg_seq;
+	reply->nlmsg_pid = to.nl_pid;
+	msg.attr.nla_len = NLA_HDRLEN + 1;
+	msg.attr.nla_type = RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK;
+	msg.cof[0] = 1;
+	if (sendto(s, &msg, size, 0, (struct sockaddr *)&to, sizeof(to)) ==
+	    (ssize_t)size)
 		forged++;
 	close(s);
 }
@@ -100,13 +117,19 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 
 int main(void)
 {
-	enum ibv_fork_status st;
+	enum ibv_fork_status st, want;
 
 	gc_start("fork_netlink_spoof");
+	/* Before the library's first request: `rdma` is another process. */
+	forge_cof = !fu_kernel_reports_cof();
+	want = forge_cof ? IBV_FORK_DISABLED : IBV_FORK_UNNEEDED;
+	gc_diag("%s; the forgery says copy-on-fork %s", fu_kernel_desc(),
+		forge_cof ? "on" : "off (no attribute)");
 	st = ibv_is_fork_initialized();
 	gc_ok(forged == 1, "a forged reply reached the library's socket "
 	      "ahead of the kernel's");
-	gc_guard(st == IBV_FORK_UNNEEDED,
-		 "the status follows the kernel, not the forgery (%d)", st);
+	gc_guard(st == want,
+		 "the status follows the kernel, not the forgery (%d, want %d)",
+		 st, want);
 	return gc_finish();
 }

@@ -25,6 +25,7 @@ bool fu_start(const char *name)
 	gc_diag("mode: %s", fu_legacy_mode() ?
 				"legacy (RDMAV_COPY_ON_FORK=0, ibv_fork_init)" :
 				"default");
+	gc_diag("%s", fu_kernel_desc());
 	if (!fu_legacy_mode())
 		return true;
 	err = ibv_fork_init();
@@ -149,6 +150,43 @@ int fu_rdma_system_copy_on_fork(void)
 	pclose(p);
 	/* Kernels before 5.13 print no copy-on-fork at all. */
 	return on < 0 ? 0 : on;
+}
+
+bool fu_kernel_copies_anon(void)
+{
+	return gc_kernel_at_least(5, 9);
+}
+
+bool fu_kernel_copies_hugetlb(void)
+{
+	return gc_kernel_at_least(5, 12);
+}
+
+bool fu_kernel_reports_cof(void)
+{
+	static int cof = -2;
+
+	if (cof == -2)
+		cof = fu_rdma_system_copy_on_fork();
+	return cof == 1;
+}
+
+bool fu_cof_trusted(void)
+{
+	return !fu_legacy_mode() && fu_kernel_reports_cof();
+}
+
+const char *fu_kernel_desc(void)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof(buf),
+		 "kernel %s: copy-on-fork %s over netlink, copies pinned "
+		 "anonymous pages: %s, hugetlb pages: %s",
+		 gc_kernel_release(), fu_kernel_reports_cof() ? "reported" : "not reported",
+		 fu_kernel_copies_anon() ? "yes" : "no",
+		 fu_kernel_copies_hugetlb() ? "yes" : "no");
+	return buf;
 }
 
 int fu_wait(pid_t pid)

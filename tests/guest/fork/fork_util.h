@@ -55,6 +55,32 @@ int fu_count_dontfork_vmas(void);
 /* "copy-on-fork on" in `rdma system show`: 1, 0, or -1 if it failed. */
 int fu_rdma_system_copy_on_fork(void);
 
+/*
+ * What the running kernel does and says on fork(), so that a test expects
+ * what this kernel gives, not what 6.1 gives.  From mainline's history:
+ *  - pinned anonymous pages are copied into the child since 5.9
+ *    (70e806e4e645, "mm: Do early cow for pinned pages during fork() for
+ *    ptes");
+ *  - pinned hugetlb pages since 5.12 (4eae4efa2c29, "hugetlb: do early
+ *    cow when page pinned on src mm");
+ *  - RDMA netlink reports it (RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK) since 5.13
+ *    (6cc9e215eb27, "RDMA/nldev: Add copy-on-fork attribute to get sys
+ *    command"); that is asked, not derived from the version.
+ */
+bool fu_kernel_copies_anon(void);
+bool fu_kernel_copies_hugetlb(void);
+/* The kernel says copy-on-fork over netlink (`rdma system show`). */
+bool fu_kernel_reports_cof(void);
+/*
+ * Whether the library under test trusts the kernel to copy: default mode
+ * on a kernel that reports copy-on-fork.  Then ibv_is_fork_initialized()
+ * says UNNEEDED and nothing is tracked; otherwise the legacy statuses and
+ * tracking apply (upstream's too).
+ */
+bool fu_cof_trusted(void);
+/* One line saying what the kernel reports and copies, for gc_diag(). */
+const char *fu_kernel_desc(void);
+
 /* Wait for @pid; its exit status, 128 + signal, or -1. */
 int fu_wait(pid_t pid);
 

@@ -29,6 +29,17 @@ DEBIAN_LIB = '/usr/lib/x86_64-linux-gnu/libibverbs.so.1'
 DISABLED, ENABLED, UNNEEDED = 0, 1, 2
 
 
+def kernel_reports_copy_on_fork():
+    """Whether the kernel says copy-on-fork over RDMA netlink (5.13 and
+    later: RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK), as `rdma system show` reads
+    it.  Only then may a library answer UNNEEDED on its own."""
+    out = subprocess.run(['rdma', 'system', 'show'], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, timeout=60)
+    return 'copy-on-fork on' in out.stdout
+
+
+COPY_ON_FORK = kernel_reports_copy_on_fork()
+
 
 class ScenarioError(RuntimeError):
     """The scenario could not be run or read: never a missing guarantee."""
@@ -37,6 +48,12 @@ class ScenarioError(RuntimeError):
 guarantee = pytest.mark.xfail(
     UPSTREAM, strict=True, raises=AssertionError,
     reason="a guarantee upstream libibverbs lacks")
+# RDMAV_COPY_ON_FORK=0 is ours alone, but on a kernel that does not report
+# copy-on-fork upstream's statuses are the legacy ones too.
+legacy_guarantee = pytest.mark.xfail(
+    UPSTREAM and COPY_ON_FORK, strict=True, raises=AssertionError,
+    reason="a guarantee upstream libibverbs lacks on a kernel that "
+    "reports copy-on-fork")
 
 
 def run_python(code_or_script, *args, env=None):
@@ -120,22 +137,41 @@ def status_run(**env):
     return [int(x) for x in out]
 
 
-def test_status_default_is_unneeded_on_a_copying_kernel():
-    # Kernel 6.1 copies DMA-pinned pages at fork and says so over netlink.
-    assert status_run() == [UNNEEDED, 0, UNNEEDED]
+def test_status_default_follows_the_kernel():
+    # A kernel that says copy-on-fork over netlink (5.13+) needs no
+    # tracking; an older one gets upstream's legacy statuses.
+    if COPY_ON_FORK:
+        assert status_run() == [UNNEEDED, 0, UNNEEDED]
+    else:
+        assert status_run() == [DISABLED, 0, ENABLED]
 
 
-def test_status_fork_safe_env_on_a_copying_kernel():
-    assert status_run(RDMAV_FORK_SAFE='1') == [UNNEEDED, 0, UNNEEDED]
+def test_status_fork_safe_env_follows_the_kernel():
+    if COPY_ON_FORK:
+        assert status_run(RDMAV_FORK_SAFE='1') == [UNNEEDED, 0, UNNEEDED]
+    else:
+        assert status_run(RDMAV_FORK_SAFE='1') == [ENABLED, 0, ENABLED]
 
 
-@guarantee
+def test_status_copy_on_fork_override():
+    # RDMAV_COPY_ON_FORK=1 declares a copying kernel where netlink is
+    # silent: ours then answers UNNEEDED on any kernel.
+    got = status_run(RDMAV_COPY_ON_FORK='1')
+    if UPSTREAM:
+        # Upstream ignores the variable: the kernel decides.
+        want = UNNEEDED if COPY_ON_FORK else DISABLED
+        assert got[0] == want
+    else:
+        assert got == [UNNEEDED, 0, UNNEEDED]
+
+
+@legacy_guarantee
 def test_status_legacy_mode_by_override():
     # RDMAV_COPY_ON_FORK=0: act as on a kernel that does not copy.
     assert status_run(RDMAV_COPY_ON_FORK='0') == [DISABLED, 0, ENABLED]
 
 
-@guarantee
+@legacy_guarantee
 def test_status_legacy_fork_safe_env():
     assert status_run(RDMAV_COPY_ON_FORK='0', RDMAV_FORK_SAFE='1') == \
         [ENABLED, 0, ENABLED]
