@@ -344,15 +344,21 @@ FIRST_CALL_NOTES = (
     "with raw syscalls instead of libmnl, which would spare the first "
     "touch of another library.")
 ACROSS_FORK_NOTES = (
-    "While this page was made, such a QP's first SEND after the fork "
-    "stalled for good (no completion, no error within 30 s): in the final "
-    "run in every round on all three set-ups (ours, Debian's plug-in on "
-    "ours, Debian's), in the runs before it every time on ours and 3 times "
-    "in 4 on Debian's, and never with a 100 ms sleep in place of the fork. "
-    "Both libraries hit it, so the kernel (rxe with copy-on-fork) is "
-    "involved; why is not explained yet.  The `.forked` loops therefore "
-    "run on QPs made after the fork; the guard checks the same way on "
-    "either.")
+    "In runs made while this page was written (not in every run: see the "
+    "cells above), such a QP's first SEND after the fork stalled for good "
+    "(no completion, no error within 30 s), on all three set-ups (ours, "
+    "Debian's plug-in on ours, Debian's).  The fork is not the cause: with `BENCH_NO_FORK=1` "
+    "a 100 ms sleep stands in for it, and on Debian's library (no code of "
+    "ours) the SEND stalls the same way; marking the QP's mmap'd rxe queues "
+    "`MADV_DONTFORK` changes nothing, and the stall comes while the child "
+    "still lives as well.  It follows the rate loops, whose retransmissions "
+    "show in rxe's `hw_counters` (`completer_retry_err`, "
+    "`duplicate_request`, `out_of_seq_request`): a QP left idle after such "
+    "retries by rxe stops sending.  A SEND right after the loops, before "
+    "any pause, completes, and a QP with no such traffic behind it never "
+    "stalled.  It is the kernel's (rxe), so the library cannot fix it; "
+    "the `.forked` loops therefore run on QPs made after the fork; the "
+    "guard checks the same way on either.")
 
 
 def main():
