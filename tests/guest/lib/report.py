@@ -147,7 +147,7 @@ def tap(text):
     checks' descriptions), todo (known bugs, "not ok ... # TODO"), and
     summary, (passed, failed) of the last summary line or None."""
     r = {"checks": 0, "guard_fail": [], "other_fail": [], "todo": 0,
-         "summary": None, "summaries": 0, "no_guard": ""}
+         "todo_fail": [], "summary": None, "summaries": 0, "no_guard": ""}
     for line in text.splitlines():
         line = line.rstrip()
         m = NO_GUARD.match(line)
@@ -168,6 +168,7 @@ def tap(text):
         desc = m.group(2).strip()
         if re.search(r"# TODO\b", desc):
             r["todo"] += 1
+            r["todo_fail"].append(desc)
         elif desc.endswith("# guard"):
             r["guard_fail"].append(desc)
         else:
@@ -213,6 +214,19 @@ def emit(phase, name, ok, why, counts):
         counts[1] += 1
 
 
+def summary_mismatch(t):
+    """Why the summary line disagrees with the "not ok" lines, or ""."""
+    if t["summary"] is None:
+        return ""
+    # A forked child prints its own summary before the parent's (and
+    # starts from the parent's counts): exact only for a single one.
+    failed = len(t["guard_fail"]) + len(t["other_fail"])
+    said = t["summary"][1]
+    if said > failed or (t["summaries"] == 1 and said != failed):
+        return f"summary says {said} failed, {failed} 'not ok' lines"
+    return ""
+
+
 def judge_ctest(verdict, out, guard, mode):
     """(passed, why) of one ctest test from its verdict and output."""
     t = tap(out)
@@ -228,14 +242,8 @@ def judge_ctest(verdict, out, guard, mode):
         return False, "ctest: " + verdict
     if t["checks"] and t["summary"] is None:
         return False, "no summary line (ended early?)"
-    if t["summary"] is not None:
-        # A forked child prints its own summary before the parent's (and
-        # starts from the parent's counts): exact only for a single one.
-        failed = len(t["guard_fail"]) + len(t["other_fail"])
-        said = t["summary"][1]
-        if said > failed or (t["summaries"] == 1 and said != failed):
-            return False, (f"summary says {said} failed, "
-                           f"{failed} 'not ok' lines")
+    if summary_mismatch(t):
+        return False, summary_mismatch(t)
     if mode == "debian" and guard:
         if t["summary"] is None:
             return False, "guard test printed no summary line"
