@@ -36,11 +36,13 @@ the input could not be read: run-all counts that as a failure too.
   report.py pytest JUNIT PYTEST_RC PHASE MODE COUNTS
       An xfail (pytest.mark.xfail, used for guarantees upstream lacks)
       counts as passed in MODE "debian" only.
-  report.py known RESULTS KNOWN_FILE RELEASE COUNTS
-      Turns "not ok" lines of tests listed as kernel bugs for RELEASE
-      (uname -r) into "known" lines when Debian's library failed the same
-      test in the same boot, and appends the change to COUNTS (a fourth
-      column: known).
+  report.py known RESULTS KNOWN_FILE RELEASE WORKDIR COUNTS
+      Turns "not ok" lines of C tests into "known" lines when every
+      failing check is listed as a kernel bug for RELEASE (uname -r), the
+      test ran to its end, and Debian's library failed checks of the same
+      listed patterns in the same boot; appends the change to COUNTS (a
+      fourth column: known).  WORKDIR holds run-all's PHASE.xml (JUnit)
+      and PHASE.log (ctest's console output) of each ctest phase.
   report.py select TESTS_JSON KIND
       Print a ctest -R regex matching exactly the tests of KIND, or nothing:
       "ours"    label guest, not client, not debian, not valgrind: the
@@ -144,8 +146,9 @@ SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$")
 def tap(text):
     """Read the checks of one test's output.  Returns a dict: checks (all
     "ok"/"not ok" lines), guard_fail and other_fail (lists of the failed
-    checks' descriptions), todo (known bugs, "not ok ... # TODO"), and
-    summary, (passed, failed) of the last summary line or None."""
+    checks' descriptions), todo (known bugs, "not ok ... # TODO") and
+    todo_fail (their descriptions), and summary, (passed, failed) of the
+    last summary line or None."""
     r = {"checks": 0, "guard_fail": [], "other_fail": [], "todo": 0,
          "todo_fail": [], "summary": None, "summaries": 0, "no_guard": ""}
     for line in text.splitlines():
@@ -333,78 +336,163 @@ def twin(name):
         if name.startswith("guest.") and "debian" not in name else name
 
 
-DEBIAN_PHASE = {"c-ours": "c-debian", "py-ours": "py-debian"}
-
-
-def do_known(results, known_file, release, counts):
-    """Rewrite RESULTS: a test that fails on our library and is listed in
-    KNOWN_FILE for this kernel becomes "known" when it fails on Debian's
-    library too in the same boot (the evidence, quoted); else it stays
-    failed and says so.  Lines: "RELEASE-PREFIX TEST WHY..." ("#"
-    comments), TEST as run-all names it without its phase."""
+def read_known(known_file, release):
+    """{test: [(compiled check pattern, why)]} for RELEASE.  Lines:
+    "KERNEL-PREFIX<TAB>TEST<TAB>CHECK<TAB>WHY" ("#" comments), TEST as
+    run-all names it without its phase, CHECK a regular expression that
+    must match the whole description of a failing check."""
     known = {}
     with open(known_file) as f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
+        for i, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
                 continue
-            prefix, test, why = line.split(None, 2)
+            fields = line.split("\t")
+            if len(fields) != 4 or not all(x.strip() for x in fields):
+                raise SystemExit(f"{known_file}:{i}: want 4 tab-separated "
+                                 "fields: KERNEL TEST CHECK WHY")
+            prefix, test, check, why = (x.strip() for x in fields)
+            try:
+                pat = re.compile(check)
+            except re.error as e:
+                raise SystemExit(f"{known_file}:{i}: bad CHECK: {e}")
             if release.startswith(prefix):
-                known[test] = why
+                known.setdefault(test, []).append((pat, why))
+    return known
+
+
+def ctest_failures(workdir, phase, name, debian):
+    """(descriptions of the failing checks, "") of one ctest test of
+    PHASE, or (None, why) when it did not run to its end: a timeout, a
+    crash, no output, no summary line.  On Debian's library a "# TODO"
+    check (a bug of Debian's library) may fail and is left out."""
+    junit = os.path.join(workdir, phase + ".xml")
+    log = os.path.join(workdir, phase + ".log")
+    if not (os.path.isfile(junit) and os.path.isfile(log)):
+        return None, f"no ctest results of phase {phase}"
+    out = None
+    for tc in testcases(junit):
+        if tc.get("name") == name:
+            out = tc.findtext("system-out") or ""
+    if out is None:
+        return None, f"{name} has no result in phase {phase}"
+    verdict = ctest_verdicts(log).get(name)
+    t = tap(out)
+    fails = t["other_fail"] + t["guard_fail"]
+    if not debian:
+        fails += t["todo_fail"]
+    if verdict != "Failed":
+        return None, f"{phase}: ctest says {verdict or 'nothing'}"
+    if t["summary"] is None:
+        return None, f"{phase}: no summary line (ended early?)"
+    if summary_mismatch(t):
+        return None, f"{phase}: " + summary_mismatch(t)
+    if not fails:
+        return None, f"{phase}: failed with no failed check"
+    return fails, ""
+
+
+def match_known(fails, listed):
+    """(patterns matched, checks no pattern matches)."""
+    hit, unlisted = [], []
+    for desc in fails:
+        pats = [p for p in listed if p[0].fullmatch(desc)]
+        if not pats:
+            unlisted.append(desc)
+        for p in pats:
+            if p not in hit:
+                hit.append(p)
+    return hit, unlisted
+
+
+def why_not_known(mine, other, listed, other_lib):
+    """("", evidence) when the failing checks MINE (a ctest_failures
+    result) are all listed and the other library's (OTHER) fail checks of
+    the same patterns; else (why not, "")."""
+    if mine[0] is None:
+        return "did not run to its end: " + mine[1], ""
+    hit, unlisted = match_known(mine[0], listed)
+    if unlisted:
+        return (f"{len(unlisted)} failing check(s) not listed for this "
+                "kernel: " + first(unlisted)), ""
+    if other[0] is None:
+        return f"no failing checks of {other_lib} to compare: " + \
+            other[1], ""
+    evidence = []
+    for pat, _ in hit:
+        seen = [d for d in other[0] if pat.fullmatch(d)]
+        if not seen:
+            return (f"{other_lib} did not fail a check matching "
+                    f"'{pat.pattern}' in this boot"), ""
+        evidence.append(seen[0])
+    return "", evidence
+
+
+def do_known(results, known_file, release, workdir, counts):
+    """Rewrite RESULTS: a C test that fails on our library becomes
+    "known" when (1) every failing check matches a check listed in
+    KNOWN_FILE for this kernel and test, (2) Debian's library fails, in
+    the same boot, checks matching the same listed checks (quoted as the
+    evidence), and (3) the test ran to its end (a timeout, a crash, a
+    missing summary line are never known).  Debian's failure of it
+    becomes known on the same terms, with ours as the other side.  A
+    listed test that stays a failure says why it is not known."""
+    known = read_known(known_file, release)
     with open(results) as f:
         lines = f.read().splitlines()
-    res = {}
-    pat = re.compile(r"^(ok|not ok|skip)\s+([\w-]+): (\S+)(.*)$")
-    for ln in lines:
-        m = pat.match(ln)
-        if m:
-            res[(m.group(2), m.group(3))] = (m.group(1), m.group(4).strip())
+    pat = re.compile(r"^(not ok)\s+([\w-]+): (\S+)(.*)$")
     out = []
     for ln in lines:
         m = pat.match(ln)
-        if not m or m.group(1) != "not ok":
+        if not m:
             out.append(ln)
             continue
         phase, name = m.group(2), m.group(3)
-        ours_phase = {d: p for p, d in DEBIAN_PHASE.items()}.get(phase)
         # The name the test has in our run, which the list uses.
-        key = name.replace("guest.debian.", "guest.", 1) if ours_phase \
-            else name
+        key = name.replace("guest.debian.", "guest.", 1) \
+            if phase == "c-debian" else name
         if key not in known:
             out.append(ln)
             continue
-        why = known[key]
-        if ours_phase:
-            # The Debian run itself: known only with ours failing too.
-            mine = res.get((ours_phase, key))
-            if mine and mine[0] == "not ok":
-                out.append(f"known  {phase}: {name} (KNOWN kernel bug: "
-                           f"{why}; {m.group(4).strip()})")
-                counts[1] -= 1
-                counts[3] += 1
-            else:
-                out.append(ln)
-            continue
-        deb = res.get((DEBIAN_PHASE.get(phase), twin(name)))
-        if deb and deb[0] == "not ok":
-            out.append(f"known  {phase}: {name} (KNOWN kernel bug: {why}; "
-                       f"evidence: Debian's library fails it in this boot "
-                       f"too: {deb[1][:160]})")
-            counts[1] -= 1
-            counts[3] += 1
+        listed = known[key]
+        if phase == "c-ours":
+            mine = ctest_failures(workdir, phase, name, False)
+            other = ctest_failures(workdir, "c-debian", twin(name), True)
+            why, evidence = why_not_known(mine, other, listed,
+                                          "Debian's library")
+        elif phase == "c-debian":
+            mine = ctest_failures(workdir, phase, name, True)
+            other = ctest_failures(workdir, "c-ours", key, False)
+            why, evidence = why_not_known(mine, other, listed,
+                                          "the project's library")
         else:
-            out.append(ln + " (listed as a known kernel bug, but Debian's "
-                       "library did not fail it in this boot: not known)")
+            why = ("only the C tests of phases c-ours and c-debian are "
+                   "matched against the list")
+        if why:
+            out.append(ln + " (listed as a known kernel bug, not treated "
+                       "as known: " + why + ")")
+            continue
+        whys = []
+        for p, w in listed:
+            if any(p.fullmatch(d) for d in mine[0]) and w not in whys:
+                whys.append(w)
+        side = "Debian's library" if phase == "c-ours" else \
+            "the project's library"
+        out.append(f"known  {phase}: {name} (KNOWN kernel bug: "
+                   f"{'; '.join(whys)}; evidence: {side} fails the same "
+                   f"listed checks in this boot: {first(evidence)})")
+        counts[1] -= 1
+        counts[3] += 1
     with open(results, "w") as f:
         f.write("\n".join(out) + "\n")
 
 
 def main(argv):
     counts = [0, 0, 0]
-    if len(argv) == 6 and argv[1] == "known":
+    if len(argv) == 7 and argv[1] == "known":
         counts = [0, 0, 0, 0]
-        do_known(argv[2], argv[3], argv[4], counts)
-        with open(argv[5], "a") as f:
+        do_known(argv[2], argv[3], argv[4], argv[5], counts)
+        with open(argv[6], "a") as f:
             f.write(" ".join(map(str, counts)) + "\n")
         return 0
     if len(argv) == 10 and argv[1] == "ctest":

@@ -5,6 +5,7 @@ import json
 import os
 import sys
 import tempfile
+from xml.sax.saxutils import escape
 
 spec = importlib.util.spec_from_file_location("report", sys.argv[1])
 report = importlib.util.module_from_spec(spec)
@@ -38,34 +39,136 @@ ok, why = report.judge_ctest("Failed", "# no guard on this kernel: x\n"
                              "debian")
 check(not ok, "'no guard' does not excuse a failed check of upstream's")
 
+def ctest_phase(d, phase, tests):
+    """Write run-all's PHASE.xml and PHASE.log for TESTS, a list of
+    (name, ctest verdict, output)."""
+    with open(os.path.join(d, phase + ".xml"), "w") as f:
+        f.write("<testsuite>\n")
+        for name, verdict, out in tests:
+            f.write(f'<testcase name="{name}" status="'
+                    f'{"run" if verdict == "Passed" else "fail"}">'
+                    f"<system-out>{escape(out)}</system-out></testcase>\n")
+        f.write("</testsuite>\n")
+    with open(os.path.join(d, phase + ".log"), "w") as f:
+        for i, (name, verdict, _) in enumerate(tests, 1):
+            star = "" if verdict == "Passed" else "***"
+            f.write(f"{i}/{len(tests)} Test  #{i}: {name} ......{star}"
+                    f"{verdict}   1.00 sec\n")
+
+
+def tap_out(*fails, passed=3, summary=True, todo=()):
+    lines = [f"ok {i + 1} - fine {i}" for i in range(passed)]
+    lines += [f"not ok {passed + i + 1} - {x}" for i, x in enumerate(fails)]
+    lines += [f"not ok {passed + len(fails) + i + 1} - {x} # TODO librxe"
+              for i, x in enumerate(todo)]
+    if summary:
+        # As tests/guest/common counts them: a TODO check as skipped.
+        lines.append(f"{passed} passed, {len(fails)} failed"
+                     + (f", {len(todo)} skipped" if todo else ""))
+    return "\n".join(lines) + "\n"
+
+
 with tempfile.TemporaryDirectory() as d:
     known = os.path.join(d, "known")
     with open(known, "w") as f:
-        f.write("# comment\n5.10.\tguest.rxe_x\trxe bug x\n"
-                "5.10.\tfork_y\tbug y\n6.1.\tguest.rxe_z\tbug z\n")
+        f.write("# comment\n"
+                "5.10.\tguest.rxe_x\tatomic: completion\trxe bug x\n"
+                "5.10.\tguest.rxe_x\tatomic: value \\(\\d+\\)\trxe bug x2\n"
+                "5.10.\tfork_y\tbig: READ\tbug y\n"
+                "5.10.\tguest.rxe_u\tatomic: completion\tbug u\n"
+                "5.10.\tguest.rxe_d\tatomic: completion\tbug d\n"
+                "5.10.\tguest.rxe_d\tbad rkey: completion\tbug d2\n"
+                "5.10.\tguest.rxe_t\tatomic: completion\tbug t\n"
+                "5.10.\tguest.rxe_q\tatomic: completion\tbug q\n"
+                "6.1.\tguest.rxe_z\tc\tbug z\n")
+    ctest_phase(d, "c-ours", [
+        ("guest.rxe_x", "Failed",
+         tap_out("atomic: completion", "atomic: value (0)")),
+        ("fork_y", "Failed", tap_out("big: READ")),
+        ("guest.rxe_z", "Failed", tap_out("c")),
+        ("guest.rxe_w", "Passed", tap_out()),
+        # A listed check and one that is not.
+        ("guest.rxe_u", "Failed",
+         tap_out("atomic: completion", "send: completion")),
+        ("guest.rxe_d", "Failed", tap_out("atomic: completion")),
+        ("guest.rxe_t", "Timeout",
+         tap_out("atomic: completion", summary=False)),
+        # A "# TODO" check is a failure on our library.
+        ("guest.rxe_q", "Failed",
+         tap_out("atomic: completion", todo=["sge list"]))])
+    ctest_phase(d, "c-debian", [
+        ("guest.debian.rxe_x", "Failed",
+         tap_out("atomic: completion", "atomic: value (7)",
+                 todo=["sge list"])),
+        ("fork_y", "Passed", tap_out()),
+        ("guest.debian.rxe_u", "Failed", tap_out("atomic: completion")),
+        # Debian's fails another listed check, not ours.
+        ("guest.debian.rxe_d", "Failed", tap_out("bad rkey: completion")),
+        ("guest.debian.rxe_t", "Failed", tap_out("atomic: completion")),
+        ("guest.debian.rxe_q", "Failed", tap_out("atomic: completion"))])
     results = os.path.join(d, "results")
     with open(results, "w") as f:
-        f.write("not ok c-ours: guest.rxe_x (1 failed: a)\n"
-                "not ok c-ours: fork_y (1 failed: b)\n"
+        f.write("not ok c-ours: guest.rxe_x (2 failed: atomic: completion)\n"
+                "not ok c-ours: fork_y (1 failed: big: READ)\n"
                 "not ok c-ours: guest.rxe_z (1 failed: c)\n"
                 "ok     c-ours: guest.rxe_w\n"
-                "not ok c-debian: guest.debian.rxe_x (1 failed: a)\n"
-                "ok     c-debian: fork_y\n")
+                "not ok c-ours: guest.rxe_u (2 failed: atomic: completion)\n"
+                "not ok c-ours: guest.rxe_d (1 failed: atomic: completion)\n"
+                "not ok c-ours: guest.rxe_t (TIMEOUT: killed)\n"
+                "not ok c-ours: guest.rxe_q (2 failed: atomic: completion)\n"
+                "not ok c-debian: guest.debian.rxe_x (2 failed: atomic)\n"
+                "ok     c-debian: fork_y\n"
+                "not ok c-debian: guest.debian.rxe_d (1 failed: bad rkey)\n"
+                "not ok py-ours: test_x::test_y (failure: boom)\n")
     counts = [0, 0, 0, 0]
-    report.do_known(results, known, "5.10.0-32-amd64", counts)
+    report.do_known(results, known, "5.10.0-32-amd64", d, counts)
     with open(results) as f:
         lines = f.read().splitlines()
     check(lines[0].startswith("known  c-ours: guest.rxe_x (KNOWN kernel "
-                              "bug: rxe bug x; evidence: Debian"),
-          "listed, failing on both libraries: known, with the evidence")
-    check(lines[1].startswith("not ok c-ours: fork_y") and
-          "did not fail it in this boot" in lines[1],
-          "listed, but Debian's passed: still a failure, said so")
-    check(lines[2].startswith("not ok c-ours: guest.rxe_z (1 failed: c)"),
+                              "bug: rxe bug x; rxe bug x2; evidence: "
+                              "Debian's library fails the same listed "
+                              "checks in this boot: atomic: completion"),
+          f"listed checks failing on both libraries: known ({lines[0]})")
+    check(lines[1].startswith("not ok c-ours: fork_y (1 failed: big: "
+                              "READ) (listed as a known kernel bug, not "
+                              "treated as known: ") and
+          "Debian's library" in lines[1],
+          f"listed, but Debian's passed: still a failure ({lines[1]})")
+    check(lines[2] == "not ok c-ours: guest.rxe_z (1 failed: c)",
           "listed for another kernel only: untouched")
-    check(lines[4].startswith("known  c-debian: guest.debian.rxe_x"),
-          "Debian's failure of a known bug is known too")
+    check(lines[4].startswith("not ok c-ours: guest.rxe_u") and
+          "1 failing check(s) not listed for this kernel: send: "
+          "completion" in lines[4],
+          f"an unlisted check failing too: a failure, said why ({lines[4]})")
+    check(lines[5].startswith("not ok c-ours: guest.rxe_d") and
+          "did not fail a check matching 'atomic: completion'" in lines[5],
+          f"Debian's failing only another check: a failure ({lines[5]})")
+    check(lines[6].startswith("not ok c-ours: guest.rxe_t") and
+          "did not run to its end: c-ours: ctest says Timeout" in lines[6],
+          f"a timeout is never known ({lines[6]})")
+    check(lines[7].startswith("not ok c-ours: guest.rxe_q") and
+          "not listed for this kernel: sge list # TODO" in lines[7],
+          f"a failing TODO check on ours is not listed ({lines[7]})")
+    check(lines[8].startswith("known  c-debian: guest.debian.rxe_x (KNOWN "
+                              "kernel bug: rxe bug x; rxe bug x2; evidence:"
+                              " the project's library fails"),
+          f"Debian's failure of a known bug is known too ({lines[8]})")
+    check(lines[10].startswith("not ok c-debian: guest.debian.rxe_d") and
+          "not treated as known" in lines[10],
+          f"Debian's failure of other listed checks: a failure "
+          f"({lines[10]})")
+    check(lines[11] == "not ok py-ours: test_x::test_y (failure: boom)",
+          "an unlisted pytest test: untouched")
     check(counts == [0, -2, 0, 2], f"counts moved to known ({counts})")
+
+    with open(known, "a") as f:
+        f.write("5.10.\tguest.rxe_x\tno why\n")
+    try:
+        report.read_known(known, "5.10.0-32-amd64")
+        bad = False
+    except SystemExit:
+        bad = True
+    check(bad, "a line without four fields is an error")
 
     tests = os.path.join(d, "tests.json")
     with open(tests, "w") as f:
