@@ -105,6 +105,13 @@ struct rxe_qp {
 	uint32_t batch_prod;
 	int batch_err;
 	bool batch_locked;
+	/*
+	 * Set once the QP exists: the RXE_OP_* bit of its type (rxe_send.c),
+	 * and the info of the entry the batch's setters complete.  Both sit
+	 * in what was tail padding.
+	 */
+	uint8_t op_type;
+	uint8_t batch_info;
 };
 
 static inline struct rxe_cq *to_rcq(struct ibv_cq *cq)
@@ -217,6 +224,7 @@ int rxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 int rxe_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		struct ibv_mw_bind *mw_bind) IBV_HIDDEN;
 int rxe_qp_ex_setup(struct rxe_qp *qp, uint64_t send_ops_flags) IBV_HIDDEN;
+unsigned int rxe_type_bit(enum ibv_qp_type type) IBV_HIDDEN;
 
 /* rxe_recv.c: receive queues, shared or not */
 int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,

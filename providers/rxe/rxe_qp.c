@@ -159,6 +159,7 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 		errno = err;
 		return NULL;
 	}
+	qp->op_type = rxe_type_bit(attr->qp_type);
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		rxe_qp_ex_setup(qp, attr->send_ops_flags);
 	return &qp->vqp.qp;

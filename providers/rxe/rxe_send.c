@@ -45,7 +45,7 @@ static const uint8_t rxe_op_info[] = {
 	[IBV_WR_SEND_WITH_INV] = RXE_OP_RC | RXE_OP_INLINE,
 };
 
-static unsigned int rxe_type_bit(enum ibv_qp_type type)
+unsigned int rxe_type_bit(enum ibv_qp_type type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
@@ -59,7 +59,10 @@ static unsigned int rxe_type_bit(enum ibv_qp_type type)
 	}
 }
 
-/* The opcode's info if the QP type may use it, else 0. */
+/*
+ * The opcode's info if the QP type may use it, else 0.  The type's bit is
+ * taken once, when the QP is created (the type never changes).
+ */
 static unsigned int rxe_op_lookup(const struct rxe_qp *qp, unsigned int op)
 {
 	unsigned int info;
@@ -67,9 +70,7 @@ static unsigned int rxe_op_lookup(const struct rxe_qp *qp, unsigned int op)
 	if (op >= sizeof(rxe_op_info) / sizeof(rxe_op_info[0]))
 		return 0;
 	info = rxe_op_info[op];
-	if (!(info & rxe_type_bit(qp->vqp.qp.qp_type)))
-		return 0;
-	return info;
+	return info & qp->op_type ? info : 0;
 }
 
 /* Filling WQEs */
@@ -416,11 +417,13 @@ static struct rxe_send_wqe *rxe_batch_new(struct ibv_qp_ex *qpx,
 {
 	struct rxe_qp *qp = to_rqp_ex(qpx);
 	struct rxe_send_wqe *wqe;
+	unsigned int info;
 	uint32_t cons;
 
 	if (qp->batch_err)
 		return NULL;
-	if (!qp->batch_locked || !rxe_op_lookup(qp, opcode)) {
+	info = rxe_op_lookup(qp, opcode);
+	if (!qp->batch_locked || !info) {
 		qp->batch_err = EINVAL;
 		return NULL;
 	}
@@ -435,6 +438,7 @@ static struct rxe_send_wqe *rxe_batch_new(struct ibv_qp_ex *qpx,
 		     qpx->wr_flags & ~IBV_SEND_INLINE);
 	qp->batch_prod = rxe_ring_next(&qp->sq.ring, qp->batch_prod);
 	qp->batch_wqe = wqe;
+	qp->batch_info = info;
 	return wqe;
 }
 
@@ -445,7 +449,7 @@ static struct rxe_send_wqe *rxe_batch_cur(struct ibv_qp_ex *qpx)
 
 	if (qp->batch_err || !qp->batch_wqe)
 		return NULL;
-	if (rxe_op_lookup(qp, qp->batch_wqe->wr.opcode) & RXE_OP_LOCAL)
+	if (qp->batch_info & RXE_OP_LOCAL)
 		return NULL;
 	return qp->batch_wqe;
 }
@@ -676,7 +680,7 @@ static struct rxe_send_wqe *rxe_batch_inline(struct ibv_qp_ex *qpx,
 
 	if (!wqe)
 		return NULL;
-	if (!(rxe_op_lookup(qp, wqe->wr.opcode) & RXE_OP_INLINE) ||
+	if (!(qp->batch_info & RXE_OP_INLINE) ||
 	    length > qp->sq.max_inline) {
 		rxe_batch_fail(qpx, EINVAL);
 		return NULL;
