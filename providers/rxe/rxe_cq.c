@@ -30,11 +30,22 @@ enum {
  * Swap the two bits and drop the kernel's others (WITH_SMAC, WITH_VLAN,
  * WITH_NETWORK_HDR_TYPE), whose positions mean tag matching here.
  */
+#define RXE_WC_FLAGS(k)                                                      \
+	(((k) & (RXE_KWC_GRH | RXE_KWC_WITH_IMM)) |                          \
+	 (((k) & RXE_KWC_WITH_INV) << 1) | (((k) & RXE_KWC_IP_CSUM_OK) >> 1))
+#define RXE_WC_FLAGS4(k)                                                     \
+	RXE_WC_FLAGS(k), RXE_WC_FLAGS((k) + 1), RXE_WC_FLAGS((k) + 2),       \
+		RXE_WC_FLAGS((k) + 3)
+
+/* One load per completion: the answer for each value of the four bits. */
+static const uint8_t rxe_wc_flags_map[16] = {
+	RXE_WC_FLAGS4(0), RXE_WC_FLAGS4(4), RXE_WC_FLAGS4(8),
+	RXE_WC_FLAGS4(12),
+};
+
 static inline unsigned int rxe_wc_flags(uint32_t kflags)
 {
-	return (kflags & (RXE_KWC_GRH | RXE_KWC_WITH_IMM)) |
-	       ((kflags & RXE_KWC_WITH_INV) << 1) |
-	       ((kflags & RXE_KWC_IP_CSUM_OK) >> 1);
+	return rxe_wc_flags_map[kflags & 15];
 }
 
 _Static_assert((int)IBV_WC_GRH == RXE_KWC_GRH &&
