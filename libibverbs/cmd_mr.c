@@ -22,9 +22,10 @@ static int dereg_mr_handle(struct ibv_context *ctx, uint32_t handle)
 	return vcmd_write_ctx(ctx, &req);
 }
 
-int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
-		uint64_t hca_va, int access, struct verbs_mr *vmr,
-		struct vcmd_udata *udata)
+/* The kernel writes its response into @resp. */
+static int reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		  uint64_t hca_va, int access, struct verbs_mr *vmr,
+		  struct vcmd_udata *udata, struct ib_uverbs_reg_mr_resp *resp)
 {
 	struct ib_uverbs_reg_mr cmd = {
 		.start = (uintptr_t)addr,
@@ -33,14 +34,14 @@ int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		.pd_handle = pd->handle,
 		.access_flags = access,
 	};
-	struct ib_uverbs_reg_mr_resp resp = {};
 	struct vcmd_write_req req = {
 		.command = IB_USER_VERBS_CMD_REG_MR,
 		VCMD_REQ_CORE(cmd),
-		VCMD_REQ_RESP(resp),
+		.resp = resp,
+		.resp_len = sizeof(*resp),
 		.udata = udata,
 	};
-	int err = vcmd_write_create(pd->context, &req, &resp.mr_handle,
+	int err = vcmd_write_create(pd->context, &req, &resp->mr_handle,
 				    dereg_mr_handle);
 
 	if (err)
@@ -49,12 +50,21 @@ int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	vmr->ibv_mr.pd = pd;
 	vmr->ibv_mr.addr = addr;
 	vmr->ibv_mr.length = length;
-	vmr->ibv_mr.handle = resp.mr_handle;
-	vmr->ibv_mr.lkey = resp.lkey;
-	vmr->ibv_mr.rkey = resp.rkey;
+	vmr->ibv_mr.handle = resp->mr_handle;
+	vmr->ibv_mr.lkey = resp->lkey;
+	vmr->ibv_mr.rkey = resp->rkey;
 	vmr->mr_type = IBV_MR_TYPE_MR;
 	vmr->access = access;
 	return 0;
+}
+
+int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		uint64_t hca_va, int access, struct verbs_mr *vmr,
+		struct vcmd_udata *udata)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+
+	return reg_mr(pd, addr, length, hca_va, access, vmr, udata, &resp);
 }
 
 /* The kernel's errno unchanged, for plug-ins; the verbs map it. */
@@ -210,6 +220,13 @@ IBV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	/* An implicit ODP region covers everything, from address 0. */
 	if ((access & IBV_ACCESS_ON_DEMAND) && length == SIZE_MAX && addr)
 		return vcmd_set_errno(EINVAL);
+	/*
+	 * Without provider data (librxe's, for one) the kernel writes the
+	 * plug-in's response directly: no udata, no copy.
+	 */
+	if (cmd_size == sizeof(*cmd) && resp && resp_size == sizeof(*resp))
+		return vcmd_set_errno(reg_mr(pd, addr, length, hca_va, access,
+					     vmr, NULL, resp));
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
 	return vcmd_set_errno(
 		vcmd_reg_mr(pd, addr, length, hca_va, access, vmr, &u));
