@@ -18,8 +18,40 @@ static int dereg_mr_handle(struct ibv_context *ctx, uint32_t handle)
 		.command = IB_USER_VERBS_CMD_DEREG_MR,
 		VCMD_REQ_CORE(cmd),
 	};
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_dereg_mr cmd;
+	} buf;
 
-	return vcmd_write_ctx(ctx, &req);
+	if (vcmd_ctx_imported(ctx))
+		return vcmd_write_ctx(ctx, &req);
+	buf.cmd = cmd;
+	return vcmd_write_fixed(ctx, &buf, req.command, sizeof(buf), 0);
+}
+
+/*
+ * REG_MR without provider data on a context of this process: one write(),
+ * the kernel answering into @resp.  A short write after the kernel made
+ * the region (never seen) undoes it, as the general path does.
+ */
+static int reg_mr_fixed(struct ibv_context *ctx,
+			const struct ib_uverbs_reg_mr *cmd,
+			struct ib_uverbs_reg_mr_resp *resp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_reg_mr cmd;
+	} buf;
+	int err;
+
+	buf.cmd = *cmd;
+	buf.cmd.response = (uintptr_t)resp;
+	resp->mr_handle = VCMD_NO_HANDLE;
+	err = vcmd_write_fixed(ctx, &buf, IB_USER_VERBS_CMD_REG_MR,
+			       sizeof(buf), sizeof(*resp));
+	if (err == EIO && resp->mr_handle != VCMD_NO_HANDLE)
+		dereg_mr_handle(ctx, resp->mr_handle);
+	return err;
 }
 
 /* The kernel writes its response into @resp. */
@@ -41,9 +73,13 @@ static int reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		.resp_len = sizeof(*resp),
 		.udata = udata,
 	};
-	int err = vcmd_write_create(pd->context, &req, &resp->mr_handle,
-				    dereg_mr_handle);
+	int err;
 
+	if (!udata && !vcmd_ctx_imported(pd->context))
+		err = reg_mr_fixed(pd->context, &cmd, resp);
+	else
+		err = vcmd_write_create(pd->context, &req, &resp->mr_handle,
+					dereg_mr_handle);
 	if (err)
 		return err;
 	vmr->ibv_mr.context = pd->context;

@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /*
  * <infiniband/verbs.h> (through cmd.h) first: it decides the shape of the
@@ -239,6 +240,30 @@ static inline bool vcmd_ctx_imported(struct ibv_context *ctx)
 	struct verbs_context *vctx = verbs_get_ctx(ctx);
 
 	return vctx && vctx->priv && vctx->priv->imported;
+}
+
+/*
+ * The hottest control commands (REG_MR, DEREG_MR) on a context of this
+ * process, without provider data: the caller lays out the header and the
+ * core command in one struct on its stack, with the response address (if
+ * any) already in the command, and it goes out in one write(), without
+ * the general path's marshalling.  @buf (@len bytes) starts with the
+ * header.  0 or an errno; EIO for a short write, as vcmd_write() answers.
+ */
+static inline int vcmd_write_fixed(struct ibv_context *ctx, void *buf,
+				   uint32_t command, size_t len,
+				   size_t resp_len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = buf;
+	ssize_t ret;
+
+	hdr->command = command;
+	hdr->in_words = len / 4;
+	hdr->out_words = resp_len / 4;
+	ret = write(ctx->cmd_fd, buf, len);
+	if (__builtin_expect(ret == (ssize_t)len, 1))
+		return 0;
+	return ret < 0 ? errno : EIO;
 }
 
 static inline int vcmd_ioctl_ctx(struct ibv_context *ctx,
