@@ -171,6 +171,37 @@ static void rxe_wqe_sges(struct rxe_send_wqe *wqe, const struct ibv_sge *sg,
 	wqe->dma.resid = length;
 }
 
+/*
+ * Inline data is mostly a few bytes (a flag, a counter, a small header):
+ * up to 16 of them are copied with two possibly overlapping loads and
+ * stores, without a call to memcpy() (around which the posting loop would
+ * also save and restore its registers).
+ */
+static inline void rxe_inline_copy(uint8_t *dst, const void *src, size_t len)
+{
+	const uint8_t *s = src;
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (len > 16) {
+		memcpy(dst, src, len);
+	} else if (len >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + len - 8, 8);
+		memcpy(dst, &a, 8);
+		memcpy(dst + len - 8, &b, 8);
+	} else if (len >= 4) {
+		memcpy(&c, s, 4);
+		memcpy(&d, s + len - 4, 4);
+		memcpy(dst, &c, 4);
+		memcpy(dst + len - 4, &d, 4);
+	} else if (len) {
+		dst[0] = s[0];
+		dst[len / 2] = s[len / 2];
+		dst[len - 1] = s[len - 1];
+	}
+}
+
 /* After @length inline bytes were copied in. */
 static void rxe_wqe_inline_done(struct rxe_send_wqe *wqe, uint32_t length)
 {
@@ -189,7 +220,7 @@ static void rxe_wqe_inline(struct rxe_send_wqe *wqe,
 	size_t i;
 
 	for (i = 0; i < num; i++) {
-		memcpy(p, bufs[i].addr, bufs[i].length);
+		rxe_inline_copy(p, bufs[i].addr, bufs[i].length);
 		p += bufs[i].length;
 	}
 	rxe_wqe_inline_done(wqe, length);
@@ -203,8 +234,8 @@ static void rxe_wqe_inline_sges(struct rxe_send_wqe *wqe,
 	int i;
 
 	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
+		rxe_inline_copy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+				wr->sg_list[i].length);
 		p += wr->sg_list[i].length;
 	}
 	wqe->wr.send_flags |= IBV_SEND_INLINE;
@@ -709,7 +740,7 @@ static void rxe_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr,
 	struct rxe_send_wqe *wqe = rxe_batch_inline(qpx, length);
 
 	if (wqe) {
-		memcpy(wqe->dma.inline_data, addr, length);
+		rxe_inline_copy(wqe->dma.inline_data, addr, length);
 		rxe_wqe_inline_done(wqe, length);
 	}
 }
