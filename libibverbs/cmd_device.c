@@ -2,10 +2,11 @@
 /*
  * Context and device commands.
  *
- * GET_CONTEXT, QUERY_DEVICE and CREATE_COMP_CHANNEL are write() commands;
- * the port and GID queries and QUERY_CONTEXT (import) are ioctl methods,
- * because only those carry port_cap_flags2, the GID entries and a context
- * that already exists.
+ * QUERY_DEVICE and CREATE_COMP_CHANNEL are write() commands; GET_CONTEXT
+ * is the ioctl method where the kernel has it (only that reports
+ * core_support), the write() command where not; the port and GID queries
+ * and QUERY_CONTEXT (import) are ioctl methods, because only those carry
+ * port_cap_flags2, the GID entries and a context that already exists.
  */
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +17,9 @@
 #define RESP_HAS(resp, len, field)                                           \
 	(offsetof(typeof(resp), field) + sizeof((resp).field) <= (len))
 
-int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
+/* The legacy GET_CONTEXT: the kernel opens the async event fd with it. */
+static int get_context_write(struct verbs_context *vctx,
+			     struct vcmd_udata *udata)
 {
 	struct ib_uverbs_get_context cmd = {};
 	struct ib_uverbs_get_context_resp resp = {};
@@ -41,22 +44,127 @@ int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
 	return 0;
 }
 
+/*
+ * The method GET_CONTEXT opens no event fd: ASYNC_EVENT_ALLOC does, as
+ * rdma-core 44 (libibverbs/cmd_device.c ibv_cmd_alloc_async_fd) does.
+ */
+static int alloc_async_fd(struct ibv_context *ctx)
+{
+	struct vcmd_ioctl c;
+	struct ib_uverbs_attr *fd;
+	int err;
+
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_ASYNC_EVENT,
+			 UVERBS_METHOD_ASYNC_EVENT_ALLOC);
+	fd = vcmd_attr_fd(&c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 0);
+	err = vcmd_ioctl_ctx(ctx, &c);
+	if (err)
+		return err;
+	ctx->async_fd = (int)fd->data_s64;
+	return 0;
+}
+
+/* What the methods GET_CONTEXT and QUERY_CONTEXT both answer. */
+struct context_answer {
+	uint32_t num_comp_vectors;
+	uint64_t core_support;
+};
+
+_Static_assert((int)UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS ==
+			(int)UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS &&
+		       (int)UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT ==
+			       (int)UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+	       "both context methods number their answers alike");
+
+static void context_method_start(struct vcmd_ioctl *c,
+				 struct ibv_context *ctx, uint16_t method,
+				 struct context_answer *a)
+{
+	vcmd_ioctl_start(c, ctx, UVERBS_OBJECT_DEVICE, method);
+	vcmd_attr_out(c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS,
+		      &a->num_comp_vectors, sizeof(a->num_comp_vectors), true);
+	/* Kernels before the optional access flags lack it: then 0. */
+	vcmd_attr_out(c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT,
+		      &a->core_support, sizeof(a->core_support), false);
+}
+
+static void context_record(struct ibv_context *ctx,
+			   const struct context_answer *a)
+{
+	ctx->num_comp_vectors = a->num_comp_vectors;
+	/* Plug-ins read it from their device (rdma-core's core_support). */
+	verbs_get_device(ctx->device)->pub->core_support = a->core_support;
+}
+
+/*
+ * The method GET_CONTEXT, which also reports the kernel's core_support
+ * (optional MR access flags).  A provider's private data travels as the
+ * UHW attributes: the same bytes the legacy command carries behind its
+ * core request and response.
+ */
+static int get_context_ioctl(struct verbs_context *vctx,
+			     struct vcmd_udata *udata)
+{
+	struct ibv_context *ctx = &vctx->context;
+	struct context_answer a = {};
+	struct vcmd_ioctl c;
+	int err;
+
+	context_method_start(&c, ctx, UVERBS_METHOD_GET_CONTEXT, &a);
+	if (udata && udata->in_len)
+		vcmd_attr_in(&c, UVERBS_ATTR_UHW_IN, udata->in, udata->in_len,
+			     true);
+	if (udata && udata->out_len)
+		vcmd_attr_out(&c, UVERBS_ATTR_UHW_OUT, udata->out,
+			      udata->out_len, true);
+	err = vcmd_ioctl_ctx(ctx, &c);
+	if (err)
+		return err;
+	context_record(ctx, &a);
+	if (udata && udata->core_out) {
+		/* What the legacy response would hold; no event fd yet. */
+		struct ib_uverbs_get_context_resp resp = {
+			.async_fd = VCMD_NO_HANDLE,
+			.num_comp_vectors = a.num_comp_vectors,
+		};
+		size_t n = udata->core_out_len;
+
+		if (n > sizeof(resp))
+			n = sizeof(resp);
+		memcpy(udata->core_out, &resp, n);
+	}
+	return 0;
+}
+
+/*
+ * The method first; a kernel without the ioctl framework (ENOTTY) or
+ * without the method (EPROTONOSUPPORT) gets the legacy command, where
+ * rdma-core 44 (libibverbs/cmd_fallback.c) falls back too.  Such a
+ * kernel reports no core_support, which stays 0: no optional access flag
+ * is passed on.
+ */
+int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
+{
+	int err = get_context_ioctl(vctx, udata);
+
+	if (err == ENOTTY || err == EPROTONOSUPPORT)
+		return get_context_write(vctx, udata);
+	if (err)
+		return err;
+	/* On failure the kernel's context goes with cmd_fd, the caller's. */
+	return vcmd_ioctl_errno(alloc_async_fd(&vctx->context));
+}
+
 /* QUERY_CONTEXT, with a plug-in's driver attributes chained in @link. */
 static int query_context_link(struct verbs_context *vctx,
 			      struct ibv_command_buffer *link)
 {
 	struct ibv_context *ctx = &vctx->context;
+	struct context_answer a = {};
 	struct vcmd_ioctl c;
-	uint32_t num_comp_vectors = 0;
-	uint64_t core_support = 0;
 	int err;
 
-	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_DEVICE,
-			 UVERBS_METHOD_QUERY_CONTEXT);
-	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
-		      &num_comp_vectors, sizeof(num_comp_vectors), true);
-	vcmd_attr_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
-		      &core_support, sizeof(core_support), false);
+	context_method_start(&c, ctx, UVERBS_METHOD_QUERY_CONTEXT, &a);
 	/*
 	 * The kernel answers only for drivers that can query a context
 	 * (rxe cannot: EOPNOTSUPP), and EINVAL when the fd has none.
@@ -64,9 +172,7 @@ static int query_context_link(struct verbs_context *vctx,
 	err = link ? vcmd_ioctl_link(ctx, &c, link) : vcmd_ioctl_ctx(ctx, &c);
 	if (err)
 		return err;
-	ctx->num_comp_vectors = num_comp_vectors;
-	/* Plug-ins read it from their device (rdma-core's core_support). */
-	verbs_get_device(ctx->device)->pub->core_support = core_support;
+	context_record(ctx, &a);
 	return 0;
 }
 
