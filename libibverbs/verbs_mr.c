@@ -36,6 +36,16 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 	if (!ops->reg_mr)
 		return verbs_null_errno(EOPNOTSUPP);
 
+	/*
+	 * Optional access flags are hints: a kernel that cannot take them
+	 * (core_support from GET_CONTEXT lacks the bit, or the kernel
+	 * predates the method) gets the registration without them, as from
+	 * rdma-core 44 (libibverbs/verbs.c ibv_reg_mr_iova2).
+	 */
+	if (!(verbs_get_device(pd->context->device)->pub->core_support &
+	      IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
+		access &= ~IBV_ACCESS_OPTIONAL_RANGE;
+
 	if (!(access & IBV_ACCESS_ON_DEMAND)) {
 		err = verbs_fork_mr_protect(addr, length, &rec);
 		if (err)
