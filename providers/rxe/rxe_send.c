@@ -726,8 +726,11 @@ static void rxe_wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t num_buf,
 	uint64_t length = 0;
 	size_t i;
 
-	for (i = 0; i < num_buf; i++)
-		length += buf_list[i].length;
+	/* Stop at any sum past 32 bits: a wrapped sum could pass the check. */
+	for (i = 0; i < num_buf && length <= UINT32_MAX; i++)
+		length += buf_list[i].length > UINT32_MAX ?
+				  (uint64_t)UINT32_MAX + 1 :
+				  buf_list[i].length;
 	wqe = rxe_batch_inline(qpx, length);
 	if (wqe)
 		rxe_wqe_inline(wqe, buf_list, num_buf, length);
