@@ -47,9 +47,9 @@ the input could not be read: run-all counts that as a failure too.
       Print a ctest -R regex matching exactly the tests of KIND, or nothing:
       "ours"    label guest, not client, not debian, not valgrind: the
                 in-guest C tests, run on the project's library;
-      "debian"  the same binaries on Debian's library: tests labelled
-                debian (registered with their own LD_LIBRARY_PATH), and
-                every "ours" test whose command no debian test runs;
+      "debian"  label debian: the Debian variant NAME.debian that
+                ibv_test() registers beside every "ours" test NAME, the
+                same binary on Debian's library (LD_LIBRARY_PATH);
       "client"  label client: the scripts choose each run's library;
       "asan"    the "ours" tests without label no-asan, for the run on
                 the sanitizer build;
@@ -100,9 +100,7 @@ def chosen_tests(tests_json, kind):
     if kind == "valgrind":
         return [t for t in guest if "valgrind" in t[1]]
     if kind == "debian":
-        twins = [t for t in guest if "debian" in t[1]]
-        twin_cmds = {t[2] for t in twins}
-        return twins + [t for t in ours if t[2] not in twin_cmds]
+        return [t for t in guest if "debian" in t[1]]
     raise SystemExit("unknown kind " + kind)
 
 
@@ -330,16 +328,39 @@ def do_pytest(junit, rc, phase, mode, counts):
              counts)
 
 
+DEBIAN = ".debian"
+
+
 def twin(name):
-    """The name the same test has in the Debian run."""
-    return name.replace("guest.", "guest.debian.", 1) \
-        if name.startswith("guest.") and "debian" not in name else name
+    """The name of a test's Debian variant (tests/ibv_test.cmake)."""
+    return name + DEBIAN
+
+
+def ours_name(name):
+    """The name of the test a Debian variant NAME.debian runs."""
+    return name[:-len(DEBIAN)] if name.endswith(DEBIAN) else name
+
+
+# AREA.NAME[.MODE...], as tests/ibv_test.cmake names a test.
+TEST_NAME = re.compile(r"([a-z0-9_]+)(\.[a-z0-9_]+)+")
+GUEST_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def guest_test_name(name):
+    """True when NAME can be an in-guest C test on our library: AREA a
+    folder of tests/guest (clients for "client"), no Debian variant."""
+    m = TEST_NAME.fullmatch(name)
+    if not m or name.endswith(DEBIAN):
+        return False
+    area = "clients" if m.group(1) == "client" else m.group(1)
+    return os.path.isfile(os.path.join(GUEST_DIR, area, "CMakeLists.txt"))
 
 
 def read_known(known_file, release):
     """{test: [(compiled check pattern, why)]} for RELEASE.  Lines:
     "KERNEL-PREFIX<TAB>TEST<TAB>CHECK<TAB>WHY" ("#" comments), TEST as
-    run-all names it without its phase, CHECK a regular expression that
+    run-all names it without its phase (the name on our library, not
+    its Debian variant's), CHECK a regular expression that
     must match the whole description of a failing check."""
     known = {}
     with open(known_file) as f:
@@ -352,6 +373,11 @@ def read_known(known_file, release):
                 raise SystemExit(f"{known_file}:{i}: want 4 tab-separated "
                                  "fields: KERNEL TEST CHECK WHY")
             prefix, test, check, why = (x.strip() for x in fields)
+            if not guest_test_name(test):
+                raise SystemExit(f"{known_file}:{i}: '{test}' is not the "
+                                 "name of an in-guest test on our library "
+                                 "(AREA.NAME[.MODE], AREA a folder of "
+                                 "tests/guest)")
             try:
                 pat = re.compile(check)
             except re.error as e:
@@ -449,8 +475,7 @@ def do_known(results, known_file, release, workdir, counts):
             continue
         phase, name = m.group(2), m.group(3)
         # The name the test has in our run, which the list uses.
-        key = name.replace("guest.debian.", "guest.", 1) \
-            if phase == "c-debian" else name
+        key = ours_name(name) if phase == "c-debian" else name
         if key not in known:
             out.append(ln)
             continue

@@ -72,88 +72,88 @@ with tempfile.TemporaryDirectory() as d:
     known = os.path.join(d, "known")
     with open(known, "w") as f:
         f.write("# comment\n"
-                "5.10.\tguest.rxe_x\tatomic: completion\trxe bug x\n"
-                "5.10.\tguest.rxe_x\tatomic: value \\(\\d+\\)\trxe bug x2\n"
-                "5.10.\tfork_y\tbig: READ\tbug y\n"
-                "5.10.\tguest.rxe_u\tatomic: completion\tbug u\n"
-                "5.10.\tguest.rxe_d\tatomic: completion\tbug d\n"
-                "5.10.\tguest.rxe_d\tbad rkey: completion\tbug d2\n"
-                "5.10.\tguest.rxe_t\tatomic: completion\tbug t\n"
-                "5.10.\tguest.rxe_q\tatomic: completion\tbug q\n"
-                "6.1.\tguest.rxe_z\tc\tbug z\n")
+                "5.10.\trxe.x\tatomic: completion\trxe bug x\n"
+                "5.10.\trxe.x\tatomic: value \\(\\d+\\)\trxe bug x2\n"
+                "5.10.\tfork.y\tbig: READ\tbug y\n"
+                "5.10.\trxe.u\tatomic: completion\tbug u\n"
+                "5.10.\trxe.d\tatomic: completion\tbug d\n"
+                "5.10.\trxe.d\tbad rkey: completion\tbug d2\n"
+                "5.10.\trxe.t\tatomic: completion\tbug t\n"
+                "5.10.\trxe.q\tatomic: completion\tbug q\n"
+                "6.1.\trxe.z\tc\tbug z\n")
     ctest_phase(d, "c-ours", [
-        ("guest.rxe_x", "Failed",
+        ("rxe.x", "Failed",
          tap_out("atomic: completion", "atomic: value (0)")),
-        ("fork_y", "Failed", tap_out("big: READ")),
-        ("guest.rxe_z", "Failed", tap_out("c")),
-        ("guest.rxe_w", "Passed", tap_out()),
+        ("fork.y", "Failed", tap_out("big: READ")),
+        ("rxe.z", "Failed", tap_out("c")),
+        ("rxe.w", "Passed", tap_out()),
         # A listed check and one that is not.
-        ("guest.rxe_u", "Failed",
+        ("rxe.u", "Failed",
          tap_out("atomic: completion", "send: completion")),
-        ("guest.rxe_d", "Failed", tap_out("atomic: completion")),
-        ("guest.rxe_t", "Timeout",
+        ("rxe.d", "Failed", tap_out("atomic: completion")),
+        ("rxe.t", "Timeout",
          tap_out("atomic: completion", summary=False)),
         # A "# TODO" check is a failure on our library.
-        ("guest.rxe_q", "Failed",
+        ("rxe.q", "Failed",
          tap_out("atomic: completion", todo=["sge list"]))])
     ctest_phase(d, "c-debian", [
-        ("guest.debian.rxe_x", "Failed",
+        ("rxe.x.debian", "Failed",
          tap_out("atomic: completion", "atomic: value (7)",
                  todo=["sge list"])),
-        ("fork_y", "Passed", tap_out()),
-        ("guest.debian.rxe_u", "Failed", tap_out("atomic: completion")),
+        ("fork.y.debian", "Passed", tap_out()),
+        ("rxe.u.debian", "Failed", tap_out("atomic: completion")),
         # Debian's fails another listed check, not ours.
-        ("guest.debian.rxe_d", "Failed", tap_out("bad rkey: completion")),
-        ("guest.debian.rxe_t", "Failed", tap_out("atomic: completion")),
-        ("guest.debian.rxe_q", "Failed", tap_out("atomic: completion"))])
+        ("rxe.d.debian", "Failed", tap_out("bad rkey: completion")),
+        ("rxe.t.debian", "Failed", tap_out("atomic: completion")),
+        ("rxe.q.debian", "Failed", tap_out("atomic: completion"))])
     results = os.path.join(d, "results")
     with open(results, "w") as f:
-        f.write("not ok c-ours: guest.rxe_x (2 failed: atomic: completion)\n"
-                "not ok c-ours: fork_y (1 failed: big: READ)\n"
-                "not ok c-ours: guest.rxe_z (1 failed: c)\n"
-                "ok     c-ours: guest.rxe_w\n"
-                "not ok c-ours: guest.rxe_u (2 failed: atomic: completion)\n"
-                "not ok c-ours: guest.rxe_d (1 failed: atomic: completion)\n"
-                "not ok c-ours: guest.rxe_t (TIMEOUT: killed)\n"
-                "not ok c-ours: guest.rxe_q (2 failed: atomic: completion)\n"
-                "not ok c-debian: guest.debian.rxe_x (2 failed: atomic)\n"
-                "ok     c-debian: fork_y\n"
-                "not ok c-debian: guest.debian.rxe_d (1 failed: bad rkey)\n"
+        f.write("not ok c-ours: rxe.x (2 failed: atomic: completion)\n"
+                "not ok c-ours: fork.y (1 failed: big: READ)\n"
+                "not ok c-ours: rxe.z (1 failed: c)\n"
+                "ok     c-ours: rxe.w\n"
+                "not ok c-ours: rxe.u (2 failed: atomic: completion)\n"
+                "not ok c-ours: rxe.d (1 failed: atomic: completion)\n"
+                "not ok c-ours: rxe.t (TIMEOUT: killed)\n"
+                "not ok c-ours: rxe.q (2 failed: atomic: completion)\n"
+                "not ok c-debian: rxe.x.debian (2 failed: atomic)\n"
+                "ok     c-debian: fork.y.debian\n"
+                "not ok c-debian: rxe.d.debian (1 failed: bad rkey)\n"
                 "not ok py-ours: test_x::test_y (failure: boom)\n")
     counts = [0, 0, 0, 0]
     report.do_known(results, known, "5.10.0-32-amd64", d, counts)
     with open(results) as f:
         lines = f.read().splitlines()
-    check(lines[0].startswith("known  c-ours: guest.rxe_x (KNOWN kernel "
+    check(lines[0].startswith("known  c-ours: rxe.x (KNOWN kernel "
                               "bug: rxe bug x; rxe bug x2; evidence: "
                               "Debian's library fails the same listed "
                               "checks in this boot: atomic: completion"),
           f"listed checks failing on both libraries: known ({lines[0]})")
-    check(lines[1].startswith("not ok c-ours: fork_y (1 failed: big: "
+    check(lines[1].startswith("not ok c-ours: fork.y (1 failed: big: "
                               "READ) (listed as a known kernel bug, not "
                               "treated as known: ") and
           "Debian's library" in lines[1],
           f"listed, but Debian's passed: still a failure ({lines[1]})")
-    check(lines[2] == "not ok c-ours: guest.rxe_z (1 failed: c)",
+    check(lines[2] == "not ok c-ours: rxe.z (1 failed: c)",
           "listed for another kernel only: untouched")
-    check(lines[4].startswith("not ok c-ours: guest.rxe_u") and
+    check(lines[4].startswith("not ok c-ours: rxe.u") and
           "1 failing check(s) not listed for this kernel: send: "
           "completion" in lines[4],
           f"an unlisted check failing too: a failure, said why ({lines[4]})")
-    check(lines[5].startswith("not ok c-ours: guest.rxe_d") and
+    check(lines[5].startswith("not ok c-ours: rxe.d") and
           "did not fail a check matching 'atomic: completion'" in lines[5],
           f"Debian's failing only another check: a failure ({lines[5]})")
-    check(lines[6].startswith("not ok c-ours: guest.rxe_t") and
+    check(lines[6].startswith("not ok c-ours: rxe.t") and
           "did not run to its end: c-ours: ctest says Timeout" in lines[6],
           f"a timeout is never known ({lines[6]})")
-    check(lines[7].startswith("not ok c-ours: guest.rxe_q") and
+    check(lines[7].startswith("not ok c-ours: rxe.q") and
           "not listed for this kernel: sge list # TODO" in lines[7],
           f"a failing TODO check on ours is not listed ({lines[7]})")
-    check(lines[8].startswith("known  c-debian: guest.debian.rxe_x (KNOWN "
+    check(lines[8].startswith("known  c-debian: rxe.x.debian (KNOWN "
                               "kernel bug: rxe bug x; rxe bug x2; evidence:"
                               " the project's library fails"),
           f"Debian's failure of a known bug is known too ({lines[8]})")
-    check(lines[10].startswith("not ok c-debian: guest.debian.rxe_d") and
+    check(lines[10].startswith("not ok c-debian: rxe.d.debian") and
           "not treated as known" in lines[10],
           f"Debian's failure of other listed checks: a failure "
           f"({lines[10]})")
@@ -162,7 +162,7 @@ with tempfile.TemporaryDirectory() as d:
     check(counts == [0, -2, 0, 2], f"counts moved to known ({counts})")
 
     with open(known, "a") as f:
-        f.write("5.10.\tguest.rxe_x\tno why\n")
+        f.write("5.10.\trxe.x\tno why\n")
     try:
         report.read_known(known, "5.10.0-32-amd64")
         bad = False
@@ -170,19 +170,51 @@ with tempfile.TemporaryDirectory() as d:
         bad = True
     check(bad, "a line without four fields is an error")
 
+    for old in ("guest.rxe_x", "fork_y-legacy", "rxe.x.debian", "nope.x"):
+        with open(known, "w") as f:
+            f.write(f"5.10.\t{old}\tc\twhy\n")
+        try:
+            report.read_known(known, "5.10.0-32-amd64")
+            bad = False
+        except SystemExit:
+            bad = True
+        check(bad, f"'{old}' is not a test name the list may use")
+
+    # The project's own list names tests as ibv_test() does.
+    real = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])),
+                        "..", "..", "data", "kernel-known-failures")
+    try:
+        for rel in ("5.10.", "6.1.", "6.12."):
+            report.read_known(real, rel)
+        bad = ""
+    except SystemExit as e:
+        bad = str(e)
+    check(not bad, f"tests/data/kernel-known-failures reads ({bad})")
+
     tests = os.path.join(d, "tests.json")
     with open(tests, "w") as f:
         json.dump({"tests": [
             {"name": n_, "command": [n_],
              "properties": [{"name": "LABELS", "value": lab}]}
             for n_, lab in (("a", ["guest", "fork"]), ("b", ["guest", "rxe"]),
-                            ("c", ["guest", "plugins"]))]}, f)
+                            ("c", ["guest", "plugin"]),
+                            ("a.debian", ["guest", "fork", "debian"]),
+                            ("d", ["guest", "client"]),
+                            ("e", ["guest", "valgrind"]),
+                            ("f", ["host"]),
+                            ("f.debian", ["host", "debian"]))]}, f)
     os.environ["RUN_ALL_LABELS"] = "fork|rxe"
     names = [t[0] for t in report.chosen_tests(tests, "ours")]
     check(names == ["a", "b"], f"RUN_ALL_LABELS selects by label ({names})")
     del os.environ["RUN_ALL_LABELS"]
     names = [t[0] for t in report.chosen_tests(tests, "ours")]
     check(names == ["a", "b", "c"], "no RUN_ALL_LABELS: every test")
+    names = [t[0] for t in report.chosen_tests(tests, "debian")]
+    check(names == ["a.debian"],
+          f"Debian's run: the guest tests' Debian variants ({names})")
+    check(report.twin("fork.x.legacy") == "fork.x.legacy.debian" and
+          report.ours_name("fork.x.legacy.debian") == "fork.x.legacy",
+          "a Debian variant is its test's name and .debian")
 
 print(f"{n - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
