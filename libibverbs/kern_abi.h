@@ -15,7 +15,7 @@
  * Source of the facts: rdma-core v44.0's libibverbs/kern-abi.h (which
  * command gets which kind of header, the struct names) and pahole over
  * its build (sizes and offsets, in tests/host/abi/driver-layouts.txt,
- * checked by the host test abi-provider).  Plug-ins are compiled
+ * checked by the host test abi.provider).  Plug-ins are compiled
  * already, so the members are reached through core_payload here; the
  * library fills the core itself and never reads what a plug-in put
  * there.

@@ -8,7 +8,7 @@
  * Source of the facts: rdma-core v44.0's libibverbs/driver.h (member
  * names, types, op signatures and the order of the ops) and pahole over
  * its build (sizes and offsets, recorded in tests/host/abi/
- * driver-layouts.txt and checked by the host test abi-provider).  The
+ * driver-layouts.txt and checked by the host test abi.provider).  The
  * extended objects a plug-in allocates (verbs_mr, verbs_cq, verbs_qp, ...)
  * are in driver.h, shared with the built-in providers.
  *

@@ -38,8 +38,13 @@
 # registration (the ASan/UBSan build, the plug-in pass), are not in the
 # name: run-all's result lines name the phase ("asan:",
 # "plugin-c-ours:").
-set(IBV_DEBIAN_LIBDIR "/usr/lib/x86_64-linux-gnu" CACHE PATH
-	"Directory of the distribution's libibverbs.so.1, for the tests' Debian variants")
+if(CMAKE_LIBRARY_ARCHITECTURE)
+	set(IBV_DEBIAN_ARCH "${CMAKE_LIBRARY_ARCHITECTURE}")
+else()
+	set(IBV_DEBIAN_ARCH "x86_64-linux-gnu")
+endif()
+set(IBV_DEBIAN_LIB_DIR "/usr/lib/${IBV_DEBIAN_ARCH}" CACHE PATH
+	"Directory of the distribution's libibverbs.so.1")
 set(IBV_TESTS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(ibv_test name)
@@ -55,7 +60,10 @@ function(ibv_test name)
 	if(rel MATCHES "^guest/([^/]+)$")
 		set(guest TRUE)
 		set(area "${CMAKE_MATCH_1}")
-	elseif(rel MATCHES "^host/([^/]+)$" OR rel MATCHES "^([^/]+)$")
+	elseif(rel MATCHES "^host/([^/]+)$")
+		set(guest FALSE)
+		set(area "${CMAKE_MATCH_1}")
+	elseif(rel MATCHES "^([^/]+)$")
 		set(guest FALSE)
 		set(area "${CMAKE_MATCH_1}")
 	else()
@@ -98,10 +106,10 @@ function(ibv_test name)
 		"${T_PROPERTIES}" ${T_COMMAND})
 
 	if(debian)
-		set(env ${T_ENV} "LD_LIBRARY_PATH=${IBV_DEBIAN_LIBDIR}")
+		set(env ${T_ENV} "LD_LIBRARY_PATH=${IBV_DEBIAN_LIB_DIR}")
 		if(guest)
 			list(APPEND env
-				"GC_EXPECT_LIB=${IBV_DEBIAN_LIBDIR}/libibverbs.so")
+				"GC_EXPECT_LIB=${IBV_DEBIAN_LIB_DIR}/libibverbs.so")
 		endif()
 		_ibv_test_add(${name}.debian "${labels};debian" "${env}"
 			"${T_TIMEOUT}" "${T_PROPERTIES}" ${T_DEBIAN_COMMAND})

@@ -600,7 +600,7 @@ def main():
                      % (" ".join(la.split()[2:]), " ".join(lb.split()[2:])))
 
     nconst = len(constants) + len(int_macros)
-    log("abi-headers: compared %d structs/unions with %d members, "
+    log("abi.headers: compared %d structs/unions with %d members, "
         "%d enum types, %d typedefs, %d constants (%d enumerators, "
         "%d integer macros), %d pointer macros, %d functions, "
         "%d macro names; %d probe lines"

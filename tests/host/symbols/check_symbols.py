@@ -18,7 +18,7 @@
   * the version nodes exist and chain as upstream's do;
   * the SONAME is libibverbs.so.1.
 
-Debian's own library passes all of it (the symbols-debian test), which
+Debian's own library passes all of it (test symbols.exports.debian), which
 proves the lists.  --selftest-map builds a stub library from the version
 script, the public and the compat list and checks that, before the real
 library exists.
