@@ -9,12 +9,14 @@
 
 #include <stddef.h>
 
+#include "netlink.h"
+
 #ifndef IBV_HIDDEN
 #define IBV_HIDDEN __attribute__((visibility("hidden")))
 #endif
 
-/* Upper bound on the whole exchange, so a silent sandbox cannot hang us. */
-#define FORK_NL_TIMEOUT_MS 1000
+/* Upper bound on the exchange, so a silent sandbox cannot hang us. */
+#define FORK_NL_TIMEOUT_MS VERBS_NL_TIMEOUT_MS
 
 /*
  * Send the request and wait for the answer.  Return 1 when the kernel says

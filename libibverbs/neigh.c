@@ -25,6 +25,7 @@
 #include <linux/rtnetlink.h>
 
 #include "neigh.h"
+#include "netlink.h"
 
 static bool gid_is_ipv4_mapped(const union ibv_gid *gid)
 {
@@ -115,52 +116,11 @@ static bool eui64_mac(const union ibv_gid *gid, uint8_t mac[ETHERNET_LL_SIZE])
 	return true;
 }
 
-struct nl {
-	struct mnl_socket *sk;
-	unsigned int portid;
-	unsigned int seq;
-};
-
-static int nl_open(struct nl *nl, unsigned int groups)
-{
-	nl->sk = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!nl->sk)
-		return -errno;
-	if (mnl_socket_bind(nl->sk, groups, MNL_SOCKET_AUTOPID) < 0) {
-		int err = errno;
-
-		mnl_socket_close(nl->sk);
-		return -err;
-	}
-	nl->portid = mnl_socket_get_portid(nl->sk);
-	nl->seq = time(NULL);
-	return 0;
-}
-
-static void nl_close(struct nl *nl)
-{
-	mnl_socket_close(nl->sk);
-}
-
-/* Send @nlh and feed every answer to @cb until the kernel is done. */
-static int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
-		   void *data)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	ssize_t n;
-	int rc;
-
-	nlh->nlmsg_seq = ++nl->seq;
-	if (mnl_socket_sendto(nl->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		n = mnl_socket_recvfrom(nl->sk, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
-		rc = mnl_cb_run(buf, n, nl->seq, nl->portid, cb, data);
-	} while (rc > 0);
-	return rc < 0 ? -errno : 0;
-}
+/*
+ * Room for the largest request: the header, a struct rtmsg, two IPv6
+ * addresses and an interface index, each attribute padded to 4 bytes.
+ */
+#define NEIGH_REQ_SIZE 128
 
 struct link_info {
 	uint16_t vid;
@@ -228,22 +188,21 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* The MAC address and VLAN ID (VID_NONE if none) of a net device. */
-static int query_link(struct nl *nl, int ifindex, struct link_info *li)
+static int query_link(struct verbs_nl *nl, int ifindex, struct link_info *li)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	char buf[NEIGH_REQ_SIZE] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifm;
 
-	nlh->nlmsg_type = RTM_GETLINK;
 	/* The ACK ends the exchange: a plain GET has no NLMSG_DONE. */
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh = verbs_nl_request(buf, sizeof(buf), RTM_GETLINK, NLM_F_ACK);
 	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = ifindex;
 
 	memset(li, 0, sizeof(*li));
 	li->vid = VID_NONE;
-	return nl_talk(nl, nlh, link_cb, li);
+	return verbs_nl_exchange_msgs(nl, nlh, link_cb, li);
 }
 
 struct route_info {
@@ -278,17 +237,16 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
  * one, else @dst itself.  The lookup is pinned to the GID's device and
  * source address, which is how the device itself will send.
  */
-static int next_hop(struct nl *nl, int ifindex, const struct l3_addr *src,
+static int next_hop(struct verbs_nl *nl, int ifindex, const struct l3_addr *src,
 		    const struct l3_addr *dst, struct l3_addr *hop)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	char buf[NEIGH_REQ_SIZE] __attribute__((aligned(4)));
 	struct route_info ri = { .dst = dst };
+	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	int rc;
 
-	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh = verbs_nl_request(buf, sizeof(buf), RTM_GETROUTE, NLM_F_ACK);
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = dst->family;
 	rtm->rtm_dst_len = l3_len(dst) * 8;
@@ -300,7 +258,7 @@ static int next_hop(struct nl *nl, int ifindex, const struct l3_addr *src,
 	mnl_attr_put_u32(nlh, RTA_OIF, ifindex);
 
 	*hop = *dst;
-	rc = nl_talk(nl, nlh, route_cb, &ri);
+	rc = verbs_nl_exchange_msgs(nl, nlh, route_cb, &ri);
 	if (rc)
 		return rc == -ENETUNREACH || rc == -EHOSTUNREACH ? rc : 0;
 	if (ri.has_gateway)
@@ -357,22 +315,22 @@ static int neigh_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Look @addr up in the neighbour table of @ifindex; 1 if known. */
-static int neigh_lookup(struct nl *nl, int ifindex, const struct l3_addr *addr,
+static int neigh_lookup(struct verbs_nl *nl, int ifindex,
+			const struct l3_addr *addr,
 			uint8_t mac[ETHERNET_LL_SIZE])
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	char buf[NEIGH_REQ_SIZE] __attribute__((aligned(4)));
 	struct neigh_query q = { ifindex, addr, mac, false };
+	struct nlmsghdr *nlh;
 	struct ndmsg *ndm;
 	int rc;
 
-	nlh->nlmsg_type = RTM_GETNEIGH;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh = verbs_nl_request(buf, sizeof(buf), RTM_GETNEIGH, NLM_F_DUMP);
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = addr->family;
 	ndm->ndm_ifindex = ifindex;
 
-	rc = nl_talk(nl, nlh, neigh_cb, &q);
+	rc = verbs_nl_exchange_msgs(nl, nlh, neigh_cb, &q);
 	if (rc)
 		return rc;
 	return q.found;
@@ -456,20 +414,19 @@ static int64_t now_ms(void)
 }
 
 /* Drain pending neighbour notifications; we only need the wake-up. */
-static void drain(struct nl *events)
+static void drain(struct verbs_nl *events)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[VERBS_NL_BUF_SIZE];
 
-	while (recv(mnl_socket_get_fd(events->sk), buf, sizeof(buf),
-		    MSG_DONTWAIT) > 0)
+	while (recv(verbs_nl_fd(events), buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
 }
 
-static int resolve_neigh(struct nl *nl, int ifindex,
+static int resolve_neigh(struct verbs_nl *nl, int ifindex,
 			 const struct l3_addr *src, const struct l3_addr *hop,
 			 uint8_t mac[ETHERNET_LL_SIZE])
 {
-	struct nl events;
+	struct verbs_nl events;
 	int64_t deadline;
 	int rc;
 
@@ -478,7 +435,7 @@ static int resolve_neigh(struct nl *nl, int ifindex,
 		return rc < 0 ? rc : 0;
 
 	/* Listen before provoking, so that no answer can be missed. */
-	rc = nl_open(&events, RTMGRP_NEIGH);
+	rc = verbs_nl_open(&events, NETLINK_ROUTE, RTMGRP_NEIGH, 0);
 	if (rc)
 		return rc;
 
@@ -486,7 +443,7 @@ static int resolve_neigh(struct nl *nl, int ifindex,
 	deadline = now_ms() + NEIGH_TIMEOUT_MS;
 	for (;;) {
 		struct pollfd pfd = {
-			.fd = mnl_socket_get_fd(events.sk),
+			.fd = verbs_nl_fd(&events),
 			.events = POLLIN,
 		};
 		int64_t left;
@@ -505,12 +462,12 @@ static int resolve_neigh(struct nl *nl, int ifindex,
 		}
 		drain(&events);
 	}
-	nl_close(&events);
+	verbs_nl_close(&events);
 	return rc < 0 ? rc : 0;
 }
 
 /* MAC and VLAN of a unicast destination that needs the neighbour table. */
-static int resolve_unicast(struct nl *nl, int ifindex,
+static int resolve_unicast(struct verbs_nl *nl, int ifindex,
 			   const union ibv_gid *sgid, const union ibv_gid *dgid,
 			   const struct link_info *li,
 			   uint8_t mac[ETHERNET_LL_SIZE])
@@ -544,16 +501,16 @@ int verbs_resolve_l2(int ifindex, const union ibv_gid *sgid,
 		     uint16_t *vid)
 {
 	struct link_info li;
-	struct nl nl;
+	struct verbs_nl nl;
 	int rc;
 
-	rc = nl_open(&nl, 0);
+	rc = verbs_nl_open(&nl, NETLINK_ROUTE, 0, VERBS_NL_PORTID);
 	if (rc)
 		return rc;
 	rc = query_link(&nl, ifindex, &li);
 	if (!rc && !mcast_mac(dgid, mac) && !eui64_mac(dgid, mac))
 		rc = resolve_unicast(&nl, ifindex, sgid, dgid, &li, mac);
-	nl_close(&nl);
+	verbs_nl_close(&nl);
 	if (!rc)
 		*vid = li.vid;
 	return rc;
