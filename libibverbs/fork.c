@@ -41,7 +41,7 @@ static bool setup_done;
  * Mutexes rather than pthread_once(): a once routine running in another
  * thread at fork() would stay "in progress" forever in the child.  No lock
  * of the library is held across fork(): a child reinitialises them all
- * (verbs_fork_child_reset()) before its first use of one, so an
+ * (fork_child_reset()) before its first use of one, so an
  * application's own atfork handlers may call any verb, and fork() never
  * waits for a registration or for the first netlink query.  None is taken
  * on the data path.
@@ -104,13 +104,18 @@ static void mr_table_child_reset(void)
  * but not the parent's ranges: its own registrations start from an empty
  * tree, so memory it maps where the parent had an MR is marked again.
  */
-void verbs_fork_child_reset(void)
+static void fork_child_reset(void)
 {
 	pthread_mutex_init(&setup_lock, NULL);
 	pthread_mutex_init(&detect_lock, NULL);
 	pthread_mutex_init(&init_lock, NULL);
 	verbs_keep_reachable(fork_range_child_reset(&fork_tree));
 	mr_table_child_reset();
+}
+
+__attribute__((constructor)) static void fork_register_child_reset(void)
+{
+	verbs_register_child_reset(fork_child_reset);
 }
 
 static int detect_copy_on_fork(void)

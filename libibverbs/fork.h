@@ -75,13 +75,17 @@ static inline bool verbs_proc_is(uint64_t token)
 }
 
 /*
- * Called once in a child, from verbs_proc_adopt() before any other thread
- * of the child can take a library lock: reinitialise the locks and drop
- * the state inherited from the parent (fork.c, init.c).
+ * A module's child reset: run once in a child, from verbs_proc_adopt()
+ * before any other thread of the child can take a library lock, to
+ * reinitialise the module's locks and drop the state it inherited from
+ * the parent.  Each touches only its own module's state, so they run in
+ * no particular order.  A module registers its reset from a constructor,
+ * before any thread can call into the library: the table is a static
+ * array, never written again, so adopting reads it without a lock and
+ * allocates nothing.  Returns 0, or -1 when the table is full.
  */
-void verbs_fork_child_reset(void) IBV_HIDDEN;
-void verbs_devices_child_reset(void) IBV_HIDDEN;
-void verbs_plugins_child_reset(void) IBV_HIDDEN;
+typedef void (*verbs_child_reset_fn)(void);
+int verbs_register_child_reset(verbs_child_reset_fn fn) IBV_HIDDEN;
 
 /*
  * For those resets: keep @p, state abandoned half updated by a thread the

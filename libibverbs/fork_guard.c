@@ -53,6 +53,31 @@ struct verbs_proc_page *verbs_proc_page = &fallback_page;
  */
 static uint64_t adopted_token;
 
+/* One slot per module that keeps state of its own: fork, init, plug-ins. */
+#define MAX_CHILD_RESETS 8
+
+static verbs_child_reset_fn child_resets[MAX_CHILD_RESETS];
+static unsigned int num_child_resets;
+
+int verbs_register_child_reset(verbs_child_reset_fn fn)
+{
+	unsigned int n = __atomic_load_n(&num_child_resets, __ATOMIC_RELAXED);
+
+	if (n >= MAX_CHILD_RESETS)
+		return -1;
+	child_resets[n] = fn;
+	__atomic_store_n(&num_child_resets, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void run_child_resets(void)
+{
+	unsigned int n = __atomic_load_n(&num_child_resets, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; i < n; i++)
+		child_resets[i]();
+}
+
 void verbs_keep_reachable(void *p)
 {
 	/* A few generations of children that each abandoned something. */
@@ -123,11 +148,8 @@ static uint64_t adopt(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
 	cancel = verbs_nocancel_begin();
-	if (adopted_token) {
-		verbs_fork_child_reset();
-		verbs_devices_child_reset();
-		verbs_plugins_child_reset();
-	}
+	if (adopted_token)
+		run_child_resets();
 	t = new_token();
 	adopted_token = t;
 	__atomic_store_n(&verbs_proc_page->token, t, __ATOMIC_RELEASE);

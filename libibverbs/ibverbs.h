@@ -41,7 +41,6 @@ void verbs_plugins_load(void) IBV_HIDDEN;
 const struct verbs_device_ops *verbs_plugin_next(const void **iter)
 	IBV_HIDDEN;
 bool verbs_bind_plugin(struct verbs_device *vdev) IBV_HIDDEN;
-void verbs_plugins_child_reset(void) IBV_HIDDEN;
 /*
  * Open or import a context on a plug-in device (plugin_context.c).  The
  * plug-in owns cmd_fd from the call on, and closes it when it fails.

@@ -358,7 +358,7 @@ static void rescan(void)
  * alive: inherited contexts may point at them) and scanned afresh, so a
  * child can always open a device anew.
  */
-void verbs_devices_child_reset(void)
+static void devices_child_reset(void)
 {
 	if (!pthread_mutex_trylock(&devices_lock)) {
 		pthread_mutex_unlock(&devices_lock);
@@ -367,6 +367,11 @@ void verbs_devices_child_reset(void)
 	verbs_keep_reachable(known_devices);
 	known_devices = NULL;
 	pthread_mutex_init(&devices_lock, NULL);
+}
+
+__attribute__((constructor)) static void devices_register_child_reset(void)
+{
+	verbs_register_child_reset(devices_child_reset);
 }
 
 struct verbs_device **verbs_discover(int *num)

@@ -28,7 +28,7 @@
  * takes only reg_lock, which is never held across a call out of this
  * file, and readers walk the registry without a lock (it only grows, each
  * entry published complete with a release store).  A fork child resets
- * both locks like every other library lock (verbs_plugins_child_reset()).
+ * both locks like every other library lock (plugins_child_reset()).
  *
  * A fork while another thread is inside a plug-in's constructor leaves
  * the child with a library that glibc counts as initialised (dlopen()
@@ -357,7 +357,7 @@ void verbs_plugins_load(void)
  * try_dlopen()); an append to the registry that was under way either
  * published its entry or not, and the tail is found again from the list.
  */
-void verbs_plugins_child_reset(void)
+static void plugins_child_reset(void)
 {
 	struct plugin_reg **t;
 
@@ -383,4 +383,9 @@ void verbs_plugins_child_reset(void)
 	} else {
 		pthread_mutex_unlock(&reg_lock);
 	}
+}
+
+__attribute__((constructor)) static void plugins_register_child_reset(void)
+{
+	verbs_register_child_reset(plugins_child_reset);
 }
