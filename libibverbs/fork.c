@@ -115,7 +115,7 @@ static void fork_child_reset(void)
 
 __attribute__((constructor)) static void fork_register_child_reset(void)
 {
-	verbs_register_child_reset(fork_child_reset);
+	verbs_register_child_reset(VERBS_RESET_FORK, fork_child_reset);
 }
 
 static int detect_copy_on_fork(void)

@@ -9,7 +9,7 @@
  * refcounted range tree (fork_range.c).
  *
  * Independently of the kernel mode, every context remembers the token of
- * the process that opened it (fork_guard.c).  A child sees another token
+ * the process that opened it (fork_guard.h).  A child sees another token
  * and refuses to use inherited objects (the child guard).
  */
 #ifndef IBV_FORK_H
@@ -21,78 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define IBV_HIDDEN __attribute__((visibility("hidden")))
-
-/*
- * The process token, in a page that every child receives zeroed
- * (MADV_WIPEONFORK).  0 means "not adopted yet in this process".
- */
-struct verbs_proc_page {
-	uint64_t token;
-	int adopting;
-};
-
-extern struct verbs_proc_page *verbs_proc_page IBV_HIDDEN;
-
-uint64_t verbs_proc_adopt(void) IBV_HIDDEN;
-
-/*
- * This process's token, adopting one first in a new process.  Every path
- * that takes a library lock calls it before the lock: in a child, that is
- * what resets the locks the parent's threads may have held.
- */
-static inline uint64_t verbs_proc_enter(void)
-{
-	uint64_t t = __atomic_load_n(&verbs_proc_page->token,
-				     __ATOMIC_ACQUIRE);
-
-	return __builtin_expect(t != 0, 1) ? t : verbs_proc_adopt();
-}
-
-/*
- * Around a library lock held over a cancellation point (open(), poll(),
- * recvfrom()): a thread cancelled there would leave the lock held and
- * every later caller waiting.
- */
-static inline int verbs_nocancel_begin(void)
-{
-	int old;
-
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	return old;
-}
-
-static inline void verbs_nocancel_end(int old)
-{
-	pthread_setcancelstate(old, NULL);
-}
-
-/* The data path's check: is @token this process's?  One load, no call. */
-static inline bool verbs_proc_is(uint64_t token)
-{
-	return __atomic_load_n(&verbs_proc_page->token, __ATOMIC_RELAXED) ==
-	       token;
-}
-
-/*
- * A module's child reset: run once in a child, from verbs_proc_adopt()
- * before any other thread of the child can take a library lock, to
- * reinitialise the module's locks and drop the state it inherited from
- * the parent.  Each touches only its own module's state, so they run in
- * no particular order.  A module registers its reset from a constructor,
- * before any thread can call into the library: the table is a static
- * array, never written again, so adopting reads it without a lock and
- * allocates nothing.  Returns 0, or -1 when the table is full.
- */
-typedef void (*verbs_child_reset_fn)(void);
-int verbs_register_child_reset(verbs_child_reset_fn fn) IBV_HIDDEN;
-
-/*
- * For those resets: keep @p, state abandoned half updated by a thread the
- * child does not have, reachable, so that leak checkers do not report
- * what the parent still owns.  Never freed, never read.
- */
-void verbs_keep_reachable(void *p) IBV_HIDDEN;
+#include "fork_guard.h"
 
 /*
  * Apply RDMAV_FORK_SAFE / IBV_FORK_SAFE.  Called from

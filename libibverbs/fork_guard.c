@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Which process is this?  The child guard's answer (see fork.h).
+ * Which process is this?  The child guard's answer (see fork_guard.h).
  *
  * Every context records the token of the process that opened it, and a
  * verb refuses a context whose token is not the current process's: the
@@ -36,7 +36,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include "fork.h"
+#include "fork_guard.h"
 
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18	/* Linux 4.14, <asm-generic/mman-common.h> */
@@ -53,29 +53,24 @@ struct verbs_proc_page *verbs_proc_page = &fallback_page;
  */
 static uint64_t adopted_token;
 
-/* One slot per module that keeps state of its own: fork, init, plug-ins. */
-#define MAX_CHILD_RESETS 8
+/* One slot per module that keeps state of its own (fork_guard.h). */
+static verbs_child_reset_fn child_resets[VERBS_RESET_SLOTS];
 
-static verbs_child_reset_fn child_resets[MAX_CHILD_RESETS];
-static unsigned int num_child_resets;
-
-int verbs_register_child_reset(verbs_child_reset_fn fn)
+void verbs_register_child_reset(enum verbs_child_reset_slot slot,
+				verbs_child_reset_fn fn)
 {
-	unsigned int n = __atomic_load_n(&num_child_resets, __ATOMIC_RELAXED);
-
-	if (n >= MAX_CHILD_RESETS)
-		return -1;
-	child_resets[n] = fn;
-	__atomic_store_n(&num_child_resets, n + 1, __ATOMIC_RELEASE);
-	return 0;
+	__atomic_store_n(&child_resets[slot], fn, __ATOMIC_RELEASE);
 }
 
 static void run_child_resets(void)
 {
-	unsigned int n = __atomic_load_n(&num_child_resets, __ATOMIC_ACQUIRE);
+	for (unsigned int i = 0; i < VERBS_RESET_SLOTS; i++) {
+		verbs_child_reset_fn fn =
+			__atomic_load_n(&child_resets[i], __ATOMIC_ACQUIRE);
 
-	for (unsigned int i = 0; i < n; i++)
-		child_resets[i]();
+		if (fn)
+			fn();
+	}
 }
 
 void verbs_keep_reachable(void *p)

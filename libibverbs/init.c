@@ -371,7 +371,7 @@ static void devices_child_reset(void)
 
 __attribute__((constructor)) static void devices_register_child_reset(void)
 {
-	verbs_register_child_reset(devices_child_reset);
+	verbs_register_child_reset(VERBS_RESET_DEVICES, devices_child_reset);
 }
 
 struct verbs_device **verbs_discover(int *num)

@@ -387,5 +387,5 @@ static void plugins_child_reset(void)
 
 __attribute__((constructor)) static void plugins_register_child_reset(void)
 {
-	verbs_register_child_reset(plugins_child_reset);
+	verbs_register_child_reset(VERBS_RESET_PLUGINS, plugins_child_reset);
 }
