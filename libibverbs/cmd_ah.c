@@ -75,7 +75,7 @@ IBV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 				 size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(pd->context);
+	int err = verbs_inherited_strict(pd->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -85,7 +85,7 @@ IBV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 
 IBV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
-	if (vcmd_plugin_destroy_in_child(ah->context))
+	if (verbs_inherited_strict(ah->context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_ah(ah));
 }

@@ -5,7 +5,6 @@
  * them) chained behind the library's.
  */
 #include "cmd_transport.h"
-#include "ibverbs.h"
 #include "provider_cmd.h"
 
 IBV_EXPORT int ibv_cmd_create_counters(
@@ -16,7 +15,7 @@ IBV_EXPORT int ibv_cmd_create_counters(
 	struct vcmd_ioctl c;
 	int err;
 
-	if (verbs_ctx_inherited(context))
+	if (verbs_inherited_strict(context))
 		return vcmd_set_errno(EPERM);
 	/* No comp_mask bit is defined yet. */
 	if (init_attr->comp_mask)
@@ -38,7 +37,7 @@ IBV_EXPORT int ibv_cmd_destroy_counters(struct verbs_counters *vcounters)
 	struct ibv_context *ctx = vcounters->counters.context;
 	struct vcmd_ioctl c;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return 0;
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_COUNTERS,
 			 UVERBS_METHOD_COUNTERS_DESTROY);
@@ -55,7 +54,7 @@ IBV_EXPORT int ibv_cmd_read_counters(struct verbs_counters *vcounters,
 	struct ibv_context *ctx = vcounters->counters.context;
 	struct vcmd_ioctl c;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return vcmd_set_errno(EPERM);
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_COUNTERS,
 			 UVERBS_METHOD_COUNTERS_READ);

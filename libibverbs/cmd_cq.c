@@ -276,7 +276,7 @@ IBV_EXPORT int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 				 size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -299,7 +299,7 @@ IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 				    size_t resp_size, uint32_t cmd_flags)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -313,7 +313,7 @@ IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 /* Returns the number of completions, or -1 with errno set. */
 IBV_EXPORT int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
 {
-	int ret = vcmd_plugin_guard(cq->context);
+	int ret = verbs_inherited_strict(cq->context) ? EPERM : 0;
 
 	if (!ret) {
 		ret = vcmd_poll_cq(cq, ne, wc);
@@ -327,7 +327,7 @@ IBV_EXPORT int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
 
 IBV_EXPORT int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
-	int err = vcmd_plugin_guard(cq->context);
+	int err = verbs_inherited_strict(cq->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -340,7 +340,7 @@ IBV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 				 size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(cq->context);
+	int err = verbs_inherited_strict(cq->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -350,7 +350,7 @@ IBV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 
 IBV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
-	if (vcmd_plugin_destroy_in_child(cq->context))
+	if (verbs_inherited_strict(cq->context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_cq(cq));
 }
@@ -360,7 +360,7 @@ IBV_EXPORT int ibv_cmd_modify_cq(struct ibv_cq *cq,
 				 struct ibv_modify_cq *cmd, size_t cmd_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(cq->context);
+	int err = verbs_inherited_strict(cq->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);

@@ -591,7 +591,7 @@ IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
 	if (!vctx || !vctx->priv || !cmd || !resp ||
 	    cmd_size < sizeof(*cmd) || resp_size < sizeof(*resp))
 		return vcmd_set_errno(EINVAL);
-	err = vcmd_plugin_guard(&vctx->context);
+	err = verbs_inherited_strict(&vctx->context) ? EPERM : 0;
 	if (err)
 		return vcmd_set_errno(err);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
@@ -601,7 +601,7 @@ IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
 IBV_EXPORT int ibv_cmd_query_context(struct ibv_context *ctx,
 				     struct ibv_command_buffer *driver)
 {
-	int err = vcmd_plugin_guard(ctx);
+	int err = verbs_inherited_strict(ctx) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -623,7 +623,7 @@ ibv_cmd_query_device_any(struct ibv_context *ctx,
 	size_t own_size = sizeof(own);
 	struct ibv_device_attr_ex full;
 	struct vcmd_udata u = {};
-	int err = vcmd_plugin_guard(ctx);
+	int err = verbs_inherited_strict(ctx) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -658,7 +658,7 @@ IBV_EXPORT int ibv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 				  struct ibv_port_attr *port_attr,
 				  struct ibv_query_port *cmd, size_t cmd_size)
 {
-	int err = vcmd_plugin_guard(ctx);
+	int err = verbs_inherited_strict(ctx) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);

@@ -6,7 +6,6 @@
  * kernel's errno, passed on unchanged.
  */
 #include "cmd_transport.h"
-#include "ibverbs.h"
 #include "provider_cmd.h"
 
 IBV_EXPORT int ibv_cmd_alloc_dm(struct ibv_context *ctx,
@@ -18,7 +17,7 @@ IBV_EXPORT int ibv_cmd_alloc_dm(struct ibv_context *ctx,
 	struct vcmd_ioctl c;
 	int err;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return vcmd_set_errno(EPERM);
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC);
 	handle = vcmd_attr_new_idr(&c, UVERBS_ATTR_ALLOC_DM_HANDLE);
@@ -43,7 +42,7 @@ IBV_EXPORT int ibv_cmd_free_dm(struct verbs_dm *dm)
 	struct vcmd_ioctl c;
 
 	/* The parent's memory: nothing to send. */
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return 0;
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE);
 	vcmd_attr_idr(&c, UVERBS_ATTR_FREE_DM_HANDLE, dm->handle);
@@ -60,7 +59,7 @@ IBV_EXPORT int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
 	struct vcmd_ioctl c;
 	int err;
 
-	if (verbs_ctx_inherited(pd->context))
+	if (verbs_inherited_strict(pd->context))
 		return vcmd_set_errno(EPERM);
 	/*
 	 * Device memory has no address in this process (any mapping of it is

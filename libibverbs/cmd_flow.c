@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "cmd_transport.h"
-#include "ibverbs.h"
 #include "provider_cmd.h"
 
 #define FLOW_HDR_LEN sizeof(struct ib_uverbs_flow_spec_hdr)
@@ -304,7 +303,7 @@ IBV_EXPORT int ibv_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow_id,
 	ssize_t len;
 	int err;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return vcmd_set_errno(EPERM);
 	cmd = calloc(1, vcmd_flow_cmd_room(flow_attr));
 	if (!cmd)
@@ -334,7 +333,7 @@ IBV_EXPORT int ibv_cmd_destroy_flow(struct ibv_flow *flow_id)
 	struct vcmd_ioctl c;
 	int err;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return 0;
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_FLOW,
 			 UVERBS_METHOD_FLOW_DESTROY);
@@ -383,7 +382,7 @@ IBV_EXPORT int ibv_cmd_create_flow_action_esp(
 	struct vcmd_ioctl c;
 	int err;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return vcmd_set_errno(EPERM);
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_FLOW_ACTION,
 			 UVERBS_METHOD_FLOW_ACTION_ESP_CREATE);
@@ -407,7 +406,7 @@ IBV_EXPORT int ibv_cmd_modify_flow_action_esp(
 	struct ibv_context *ctx = flow_action->action.context;
 	struct vcmd_ioctl c;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return vcmd_set_errno(EPERM);
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_FLOW_ACTION,
 			 UVERBS_METHOD_FLOW_ACTION_ESP_MODIFY);
@@ -422,7 +421,7 @@ IBV_EXPORT int ibv_cmd_destroy_flow_action(struct verbs_flow_action *action)
 	struct ibv_context *ctx = action->action.context;
 	struct vcmd_ioctl c;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return 0;
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_FLOW_ACTION,
 			 UVERBS_METHOD_FLOW_ACTION_DESTROY);

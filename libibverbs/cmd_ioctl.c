@@ -12,7 +12,6 @@
 #include <sys/ioctl.h>
 
 #include "cmd_transport.h"
-#include "ibverbs.h"
 #include "provider_cmd.h"
 
 void vcmd_ioctl_init(struct vcmd_ioctl *c, uint16_t object_id,
@@ -294,7 +293,7 @@ bool vcmd_method_destroys(uint16_t object_id, uint16_t method_id)
 IBV_EXPORT int execute_ioctl(struct ibv_context *context,
 			     struct ibv_command_buffer *cmd)
 {
-	if (verbs_ctx_inherited(context))
+	if (verbs_inherited_strict(context))
 		return vcmd_set_errno(vcmd_method_destroys(cmd->hdr.object_id,
 							   cmd->hdr.method_id)
 					      ? 0

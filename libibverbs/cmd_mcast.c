@@ -48,7 +48,7 @@ int vcmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 IBV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp,
 				    const union ibv_gid *gid, uint16_t lid)
 {
-	int err = vcmd_plugin_guard(qp->context);
+	int err = verbs_inherited_strict(qp->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -58,7 +58,7 @@ IBV_EXPORT int ibv_cmd_attach_mcast(struct ibv_qp *qp,
 IBV_EXPORT int ibv_cmd_detach_mcast(struct ibv_qp *qp,
 				    const union ibv_gid *gid, uint16_t lid)
 {
-	int err = vcmd_plugin_guard(qp->context);
+	int err = verbs_inherited_strict(qp->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);

@@ -8,7 +8,6 @@
  * IBV_ACCESS_* and IBV_REREG_MR_* have the kernel's bit values.
  */
 #include "cmd_transport.h"
-#include "ibverbs.h"
 #include "provider_cmd.h"
 
 static int dereg_mr_handle(struct ibv_context *ctx, uint32_t handle)
@@ -249,7 +248,7 @@ IBV_EXPORT int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			      size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(pd->context);
+	int err = verbs_inherited_strict(pd->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -277,7 +276,7 @@ IBV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
 {
 	struct ibv_context *ctx = vmr->ibv_mr.context;
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(ctx);
+	int err = verbs_inherited_strict(ctx) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -291,7 +290,7 @@ IBV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
 
 IBV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
-	if (vcmd_plugin_destroy_in_child(vmr->ibv_mr.context))
+	if (verbs_inherited_strict(vmr->ibv_mr.context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_dereg_mr(vmr));
 }
@@ -314,7 +313,7 @@ IBV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
 	struct ibv_context *ctx = pd->context;
 	struct vcmd_ioctl c;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return vcmd_set_errno(EPERM);
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR);
 	vcmd_attr_idr(&c, UVERBS_ATTR_ADVISE_MR_PD_HANDLE, pd->handle);
@@ -329,7 +328,7 @@ IBV_EXPORT int ibv_cmd_advise_mr(struct ibv_pd *pd,
 IBV_EXPORT int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 				uint32_t mr_handle)
 {
-	if (verbs_ctx_inherited(pd->context))
+	if (verbs_inherited_strict(pd->context))
 		return vcmd_set_errno(EPERM);
 	return vcmd_set_errno(query_mr(pd, mr_handle, vmr));
 }
@@ -338,7 +337,7 @@ IBV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				     size_t length, uint64_t iova, int fd,
 				     int access, struct verbs_mr *vmr)
 {
-	if (verbs_ctx_inherited(pd->context))
+	if (verbs_inherited_strict(pd->context))
 		return vcmd_set_errno(EPERM);
 	return vcmd_set_errno(
 		reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr));

@@ -56,7 +56,7 @@ IBV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 				size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(pd->context);
+	int err = verbs_inherited_strict(pd->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -66,7 +66,7 @@ IBV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 
 IBV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 {
-	if (vcmd_plugin_destroy_in_child(mw->context))
+	if (verbs_inherited_strict(mw->context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_dealloc_mw(mw));
 }

@@ -49,7 +49,7 @@ IBV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 				size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -59,7 +59,7 @@ IBV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 
 IBV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 {
-	if (vcmd_plugin_destroy_in_child(pd->context))
+	if (verbs_inherited_strict(pd->context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_dealloc_pd(pd));
 }

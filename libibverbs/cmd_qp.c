@@ -832,7 +832,7 @@ IBV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 				 size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(pd->context);
+	int err = verbs_inherited_strict(pd->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -867,7 +867,7 @@ IBV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 				    size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -888,7 +888,7 @@ IBV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
 				     size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -912,7 +912,7 @@ IBV_EXPORT int ibv_cmd_open_qp(struct ibv_context *context,
 	const uint32_t needed = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM |
 				IBV_QP_OPEN_ATTR_TYPE;
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -943,7 +943,7 @@ IBV_EXPORT int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				struct ibv_qp_init_attr *init_attr,
 				struct ibv_query_qp *cmd, size_t cmd_size)
 {
-	int err = vcmd_plugin_guard(qp->context);
+	int err = verbs_inherited_strict(qp->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -957,7 +957,7 @@ IBV_EXPORT int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				 size_t cmd_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(qp->context);
+	int err = verbs_inherited_strict(qp->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -975,7 +975,7 @@ IBV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp,
 				    size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(qp->context);
+	int err = verbs_inherited_strict(qp->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -991,7 +991,7 @@ IBV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp,
 
 IBV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 {
-	if (vcmd_plugin_destroy_in_child(qp->context))
+	if (verbs_inherited_strict(qp->context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_qp(qp));
 }
@@ -999,7 +999,7 @@ IBV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 IBV_EXPORT int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				 struct ibv_send_wr **bad_wr)
 {
-	int err = vcmd_plugin_guard(ibqp->context);
+	int err = verbs_inherited_strict(ibqp->context) ? EPERM : 0;
 
 	if (err) {
 		*bad_wr = wr;
@@ -1011,7 +1011,7 @@ IBV_EXPORT int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 IBV_EXPORT int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				 struct ibv_recv_wr **bad_wr)
 {
-	int err = vcmd_plugin_guard(ibqp->context);
+	int err = verbs_inherited_strict(ibqp->context) ? EPERM : 0;
 
 	if (err) {
 		*bad_wr = wr;

@@ -240,7 +240,7 @@ IBV_EXPORT int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 				  size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(pd->context);
+	int err = verbs_inherited_strict(pd->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -258,7 +258,7 @@ IBV_EXPORT int ibv_cmd_create_srq_ex(struct ibv_context *context,
 				     size_t resp_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -274,7 +274,7 @@ IBV_EXPORT int ibv_cmd_modify_srq(struct ibv_srq *srq,
 				  struct ibv_modify_srq *cmd, size_t cmd_size)
 {
 	struct vcmd_udata u;
-	int err = vcmd_plugin_guard(srq->context);
+	int err = verbs_inherited_strict(srq->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -287,7 +287,7 @@ IBV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
 				 struct ibv_srq_attr *srq_attr,
 				 struct ibv_query_srq *cmd, size_t cmd_size)
 {
-	int err = vcmd_plugin_guard(srq->context);
+	int err = verbs_inherited_strict(srq->context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -296,7 +296,7 @@ IBV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
 
 IBV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 {
-	if (vcmd_plugin_destroy_in_child(srq->context))
+	if (verbs_inherited_strict(srq->context))
 		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_srq(srq));
 }
@@ -305,7 +305,7 @@ IBV_EXPORT int ibv_cmd_post_srq_recv(struct ibv_srq *srq,
 				     struct ibv_recv_wr *wr,
 				     struct ibv_recv_wr **bad_wr)
 {
-	int err = vcmd_plugin_guard(srq->context);
+	int err = verbs_inherited_strict(srq->context) ? EPERM : 0;
 
 	if (err) {
 		*bad_wr = wr;

@@ -43,7 +43,6 @@
  * pointer fields of <rdma/ib_user_ioctl_verbs.h>, which it includes.
  */
 #include "cmd.h"
-#include "ibverbs.h"
 #include "kern_abi.h"
 
 #include <rdma/ib_user_verbs.h>
@@ -308,22 +307,6 @@ static inline void vcmd_plugin_udata(struct vcmd_udata *u, const void *cmd,
 #define VCMD_PLUGIN_UDATA(u, cmd, cmd_size, resp, resp_size)                \
 	vcmd_plugin_udata(u, cmd, sizeof(*(cmd)), cmd_size, resp,             \
 			  sizeof(*(resp)), resp_size)
-
-/*
- * The child guard of the plug-in commands: on a context inherited across
- * fork() nothing may reach the kernel.  A command that would create,
- * modify, query or post gets EPERM; a destroy succeeds without a
- * command (the object is the parent's; the plug-in frees its copy).
- */
-static inline int vcmd_plugin_guard(struct ibv_context *ctx)
-{
-	return verbs_ctx_inherited(ctx) ? EPERM : 0;
-}
-
-static inline bool vcmd_plugin_destroy_in_child(struct ibv_context *ctx)
-{
-	return verbs_ctx_inherited(ctx);
-}
 
 /* An XRC domain is always a struct verbs_xrcd, which starts with it. */
 static inline uint32_t vcmd_xrcd_handle(struct ibv_xrcd *xrcd)

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "cmd_transport.h"
-#include "ibverbs.h"
 #include "provider_cmd.h"
 
 /* Undo a create whose answer was lost (short write). */
@@ -133,7 +132,7 @@ IBV_EXPORT int ibv_cmd_create_wq(struct ibv_context *context,
 	struct vcmd_udata udata;
 	int err;
 
-	if (verbs_ctx_inherited(context))
+	if (verbs_inherited_strict(context))
 		return vcmd_set_errno(EPERM);
 	if (wq_init_attr->comp_mask >= IBV_WQ_INIT_ATTR_RESERVED)
 		return vcmd_set_errno(EINVAL);
@@ -170,7 +169,7 @@ IBV_EXPORT int ibv_cmd_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr,
 	};
 	int err;
 
-	if (verbs_ctx_inherited(wq->context))
+	if (verbs_inherited_strict(wq->context))
 		return vcmd_set_errno(EPERM);
 	if (attr->attr_mask >= IBV_WQ_ATTR_RESERVED)
 		return vcmd_set_errno(EINVAL);
@@ -231,7 +230,7 @@ IBV_EXPORT int ibv_cmd_destroy_wq(struct ibv_wq *wq)
 	int err;
 
 	/* The parent's WQ: nothing to send, the plug-in frees its copy. */
-	if (verbs_ctx_inherited(wq->context))
+	if (verbs_inherited_strict(wq->context))
 		return 0;
 	err = destroy_wq(wq, &events_reported);
 	if (err)
@@ -304,7 +303,7 @@ IBV_EXPORT int ibv_cmd_create_rwq_ind_table(
 	};
 	int err;
 
-	if (verbs_ctx_inherited(context))
+	if (verbs_inherited_strict(context))
 		return vcmd_set_errno(EPERM);
 	if (init_attr->comp_mask >= IBV_CREATE_IND_TABLE_RESERVED)
 		return vcmd_set_errno(EINVAL);
@@ -340,7 +339,7 @@ IBV_EXPORT int ibv_cmd_destroy_rwq_ind_table(
 {
 	struct ibv_context *ctx = rwq_ind_table->context;
 
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return 0;
 	return vcmd_destroy_errno(
 		destroy_ind_tbl_handle(ctx, rwq_ind_table->ind_tbl_handle));

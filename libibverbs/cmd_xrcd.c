@@ -49,7 +49,7 @@ IBV_EXPORT int ibv_cmd_open_xrcd(struct ibv_context *context,
 	const uint32_t needed = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
 	struct vcmd_udata u;
 	uint32_t handle;
-	int err = vcmd_plugin_guard(context);
+	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
@@ -75,7 +75,7 @@ IBV_EXPORT int ibv_cmd_open_xrcd(struct ibv_context *context,
 
 IBV_EXPORT int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd)
 {
-	if (vcmd_plugin_destroy_in_child(xrcd->xrcd.context))
+	if (verbs_inherited_strict(xrcd->xrcd.context))
 		return 0;
 	return vcmd_destroy_errno(
 		vcmd_close_xrcd(xrcd->xrcd.context, xrcd->handle));

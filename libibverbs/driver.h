@@ -28,7 +28,7 @@
  * req_notify_cq, bind_mw and the ibv_qp_ex / ibv_cq_ex callbacks) are called
  * by inline functions in verbs.h straight from the application; there the
  * provider itself must refuse an inherited object with
- * verbs_obj_inherited() -- one load and one compare.
+ * verbs_inherited() -- one load and one compare.
  */
 #ifndef IBV_DRIVER_H
 #define IBV_DRIVER_H
@@ -39,8 +39,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "child_guard.h"
 #include "fork.h"
 #include "provider_abi.h"
+
+/* Public entry points; everything else is hidden by -fvisibility=hidden. */
+#define IBV_EXPORT __attribute__((visibility("default")))
 
 struct verbs_device;
 
@@ -330,10 +334,9 @@ static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
  * The ops table here is the provider's, completed with EOPNOTSUPP stubs.
  */
 struct verbs_ex_private {
+	/* Who opened the context; first, for child_guard.h. */
+	struct verbs_owner owner;
 	struct verbs_ops ops;
-	/* Token and pid of the process that opened the context. */
-	uint64_t proc_token;
-	pid_t owner_pid;
 	bool imported;
 	/* RDMA_DRIVER_* a plug-in named for the context, 0 otherwise. */
 	uint32_t driver_id;
@@ -372,27 +375,8 @@ static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
 	return &verbs_priv(ctx)->ops;
 }
 
-/*
- * The child guard.  True when @ctx was opened in another process: this one
- * is a child that inherited it.  The fast form (data path) compares the
- * process token (fork_guard.c), which every child made by fork(), _Fork()
- * or clone() without CLONE_VM sees change without any atfork handler; the
- * full form also compares the pid, which costs a getpid() on the control
- * path and catches a child sharing the parent's memory (vfork(),
- * CLONE_VM) or one of a kernel without MADV_WIPEONFORK made without the
- * atfork handlers.
- */
-static inline bool verbs_priv_inherited(const struct verbs_ex_private *priv)
-{
-	return __builtin_expect(!verbs_proc_is(priv->proc_token), 0);
-}
-
-static inline bool verbs_obj_inherited(struct ibv_context *ctx)
-{
-	return verbs_priv_inherited(verbs_priv(ctx));
-}
-
-bool verbs_ctx_inherited(struct ibv_context *ctx) IBV_HIDDEN;
+_Static_assert(offsetof(struct verbs_ex_private, owner) == 0,
+	       "child_guard.h finds the owner at the private state");
 
 /*
  * Provider helpers (verbs_context.c).  verbs_init_context() takes a device

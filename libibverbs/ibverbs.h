@@ -12,9 +12,6 @@
 
 #include "driver.h"
 
-/* Public entry points; everything else is hidden by -fvisibility=hidden. */
-#define IBV_EXPORT __attribute__((visibility("default")))
-
 /*
  * Discovery (init.c).  Scans sysfs and returns a fresh, referenced list of
  * devices (NULL-terminated) or NULL with errno; *num gets the count.
@@ -104,7 +101,7 @@ static inline bool verbs_refuse_ctx(struct ibv_context *ctx)
 		errno = EINVAL;
 		return true;
 	}
-	if (verbs_ctx_inherited(ctx)) {
+	if (verbs_inherited_strict(ctx)) {
 		errno = EPERM;
 		return true;
 	}
@@ -126,7 +123,7 @@ static inline int verbs_check_ctx(struct ibv_context *ctx)
 {
 	if (!ctx)
 		return EINVAL;
-	if (verbs_ctx_inherited(ctx))
+	if (verbs_inherited_strict(ctx))
 		return EPERM;
 	return 0;
 }

@@ -61,16 +61,6 @@ static inline const struct verbs_context_ops *pops(struct ibv_context *ctx)
 	return &verbs_priv(ctx)->plugin_ops;
 }
 
-/* The guards: true (errno set) when the verb must stop. */
-static bool refuse(struct ibv_context *ctx)
-{
-	if (verbs_ctx_inherited(ctx)) {
-		errno = EPERM;
-		return true;
-	}
-	return false;
-}
-
 /*
  * Data path.  The plug-in's slots are never NULL here: its table starts
  * out filled with the stubs below.  Each wrapper loads the context's
@@ -80,7 +70,7 @@ static int pl_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
-	if (verbs_priv_inherited(priv)) {
+	if (verbs_inherited(cq->context)) {
 		errno = EPERM;
 		return -EPERM;
 	}
@@ -91,7 +81,7 @@ static int pl_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
-	if (verbs_priv_inherited(priv))
+	if (verbs_inherited(cq->context))
 		return EPERM;
 	return priv->plugin_ops.req_notify_cq(cq, solicited_only);
 }
@@ -101,7 +91,7 @@ static int pl_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	const struct verbs_ex_private *priv = verbs_priv(qp->context);
 
-	if (verbs_priv_inherited(priv)) {
+	if (verbs_inherited(qp->context)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
@@ -113,7 +103,7 @@ static int pl_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 {
 	const struct verbs_ex_private *priv = verbs_priv(qp->context);
 
-	if (verbs_priv_inherited(priv)) {
+	if (verbs_inherited(qp->context)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
@@ -125,7 +115,7 @@ static int pl_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	const struct verbs_ex_private *priv = verbs_priv(srq->context);
 
-	if (verbs_priv_inherited(priv)) {
+	if (verbs_inherited(srq->context)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
@@ -137,7 +127,7 @@ static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 {
 	const struct verbs_ex_private *priv = verbs_priv(qp->context);
 
-	if (verbs_priv_inherited(priv))
+	if (verbs_inherited(qp->context))
 		return EPERM;
 	return priv->plugin_ops.bind_mw(qp, mw, mw_bind);
 }
@@ -147,7 +137,7 @@ static int pl_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
 {
 	const struct verbs_ex_private *priv = verbs_priv(srq->context);
 
-	if (verbs_priv_inherited(priv)) {
+	if (verbs_inherited(srq->context)) {
 		*bad_op = op;
 		return EPERM;
 	}
@@ -260,7 +250,7 @@ static int pl_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			uint32_t flags, struct ibv_sge *sg_list,
 			uint32_t num_sges)
 {
-	if (refuse(pd->context))
+	if (verbs_refuse_ctx(pd->context))
 		return EPERM;
 	return pops(pd->context)->advise_mr(pd, advice, flags, sg_list,
 					    num_sges);
@@ -268,7 +258,7 @@ static int pl_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 
 static struct ibv_mr *pl_alloc_null_mr(struct ibv_pd *pd)
 {
-	if (refuse(pd->context))
+	if (verbs_refuse_ctx(pd->context))
 		return NULL;
 	return pops(pd->context)->alloc_null_mr(pd);
 }
@@ -277,7 +267,7 @@ static int pl_read_counters(struct ibv_counters *counters,
 			    uint64_t *counters_value, uint32_t ncounters,
 			    uint32_t flags)
 {
-	if (refuse(counters->context))
+	if (verbs_refuse_ctx(counters->context))
 		return EPERM;
 	return pops(counters->context)->read_counters(counters, counters_value,
 						      ncounters, flags);
@@ -287,7 +277,7 @@ static int pl_attach_counters_point_flow(struct ibv_counters *counters,
 					 struct ibv_counter_attach_attr *attr,
 					 struct ibv_flow *flow)
 {
-	if (refuse(counters->context))
+	if (verbs_refuse_ctx(counters->context))
 		return EPERM;
 	return pops(counters->context)->attach_counters_point_flow(counters,
 								   attr, flow);
@@ -297,7 +287,7 @@ static struct ibv_counters *
 pl_create_counters(struct ibv_context *ctx,
 		   struct ibv_counters_init_attr *init_attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->create_counters(ctx, init_attr);
 }
@@ -311,7 +301,7 @@ static struct ibv_mr *pl_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 				   uint64_t dm_offset, size_t length,
 				   unsigned int access)
 {
-	if (refuse(pd->context))
+	if (verbs_refuse_ctx(pd->context))
 		return NULL;
 	return pops(pd->context)->reg_dm_mr(pd, dm, dm_offset, length, access);
 }
@@ -319,7 +309,7 @@ static struct ibv_mr *pl_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 static struct ibv_dm *pl_alloc_dm(struct ibv_context *ctx,
 				  struct ibv_alloc_dm_attr *attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->alloc_dm(ctx, attr);
 }
@@ -332,7 +322,7 @@ static int pl_free_dm(struct ibv_dm *dm)
 static int pl_modify_flow_action_esp(struct ibv_flow_action *action,
 				     struct ibv_flow_action_esp_attr *attr)
 {
-	if (refuse(action->context))
+	if (verbs_refuse_ctx(action->context))
 		return EPERM;
 	return pops(action->context)->modify_flow_action_esp(action, attr);
 }
@@ -346,7 +336,7 @@ static struct ibv_flow_action *
 pl_create_flow_action_esp(struct ibv_context *ctx,
 			  struct ibv_flow_action_esp_attr *attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->create_flow_action_esp(ctx, attr);
 }
@@ -354,7 +344,7 @@ pl_create_flow_action_esp(struct ibv_context *ctx,
 static int pl_modify_qp_rate_limit(struct ibv_qp *qp,
 				   struct ibv_qp_rate_limit_attr *attr)
 {
-	if (refuse(qp->context))
+	if (verbs_refuse_ctx(qp->context))
 		return EPERM;
 	return pops(qp->context)->modify_qp_rate_limit(qp, attr);
 }
@@ -363,7 +353,7 @@ static struct ibv_pd *
 pl_alloc_parent_domain(struct ibv_context *ctx,
 		       struct ibv_parent_domain_init_attr *attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->alloc_parent_domain(ctx, attr);
 }
@@ -376,14 +366,14 @@ static int pl_dealloc_td(struct ibv_td *td)
 static struct ibv_td *pl_alloc_td(struct ibv_context *ctx,
 				  struct ibv_td_init_attr *init_attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->alloc_td(ctx, init_attr);
 }
 
 static int pl_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 {
-	if (refuse(cq->context))
+	if (verbs_refuse_ctx(cq->context))
 		return EPERM;
 	return pops(cq->context)->modify_cq(cq, attr);
 }
@@ -397,7 +387,7 @@ static struct ibv_rwq_ind_table *
 pl_create_rwq_ind_table(struct ibv_context *ctx,
 			struct ibv_rwq_ind_table_init_attr *init_attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->create_rwq_ind_table(ctx, init_attr);
 }
@@ -418,7 +408,7 @@ static int pl_destroy_wq(struct ibv_wq *wq)
 
 static int pl_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
-	if (refuse(wq->context))
+	if (verbs_refuse_ctx(wq->context))
 		return EPERM;
 	return pops(wq->context)->modify_wq(wq, attr);
 }
@@ -429,7 +419,7 @@ static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
 	struct ibv_wq *wq;
 	int err;
 
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	wq = pops(ctx)->create_wq(ctx, attr);
 	if (!wq)
@@ -445,7 +435,7 @@ static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
 static int pl_query_rt_values(struct ibv_context *ctx,
 			      struct ibv_values_ex *values)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return EPERM;
 	return pops(ctx)->query_rt_values(ctx, values);
 }
@@ -458,7 +448,7 @@ static int pl_destroy_flow(struct ibv_flow *flow)
 static struct ibv_flow *pl_create_flow(struct ibv_qp *qp,
 				       struct ibv_flow_attr *flow_attr)
 {
-	if (refuse(qp->context))
+	if (verbs_refuse_ctx(qp->context))
 		return NULL;
 	return pops(qp->context)->create_flow(qp, flow_attr);
 }
@@ -466,7 +456,7 @@ static struct ibv_flow *pl_create_flow(struct ibv_qp *qp,
 static struct ibv_qp *pl_open_qp(struct ibv_context *ctx,
 				 struct ibv_qp_open_attr *attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->open_qp(ctx, attr);
 }
@@ -474,7 +464,7 @@ static struct ibv_qp *pl_open_qp(struct ibv_context *ctx,
 static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
 				     struct ibv_xrcd_init_attr *init_attr)
 {
-	if (refuse(ctx))
+	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return pops(ctx)->open_xrcd(ctx, init_attr);
 }

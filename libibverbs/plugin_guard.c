@@ -63,7 +63,7 @@ rec_of(struct ibv_context *ctx, uint32_t handle, const void *obj, int *err)
 	const struct verbs_ex_private *priv = verbs_priv(ctx);
 	const struct ht_rec *r;
 
-	if (verbs_priv_inherited(priv)) {
+	if (verbs_inherited(ctx)) {
 		*err = EPERM;
 		return NULL;
 	}
@@ -156,7 +156,7 @@ static void guard_wr_start(struct ibv_qp_ex *qpx)
 {
 	const struct verbs_ex_private *priv = verbs_priv(qpx->qp_base.context);
 
-	if (!verbs_priv_inherited(priv))
+	if (!verbs_inherited(qpx->qp_base.context))
 		((wr_start_fn)GUARD_FN(priv, qpx_fn, QPX_START))(qpx);
 }
 
@@ -164,7 +164,7 @@ static int guard_wr_complete(struct ibv_qp_ex *qpx)
 {
 	const struct verbs_ex_private *priv = verbs_priv(qpx->qp_base.context);
 
-	if (verbs_priv_inherited(priv))
+	if (verbs_inherited(qpx->qp_base.context))
 		return EPERM;
 	return ((wr_complete_fn)GUARD_FN(priv, qpx_fn, QPX_COMPLETE))(qpx);
 }
@@ -173,7 +173,7 @@ static void guard_wr_abort(struct ibv_qp_ex *qpx)
 {
 	const struct verbs_ex_private *priv = verbs_priv(qpx->qp_base.context);
 
-	if (!verbs_priv_inherited(priv))
+	if (!verbs_inherited(qpx->qp_base.context))
 		((wr_abort_fn)GUARD_FN(priv, qpx_fn, QPX_ABORT))(qpx);
 }
 
@@ -183,7 +183,7 @@ static int guard_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
 {
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
-	if (verbs_priv_inherited(priv))
+	if (verbs_inherited(cq->context))
 		return EPERM;
 	return ((start_poll_fn)GUARD_FN(priv, cqx_fn, CQX_START))(cq, attr);
 }
@@ -192,7 +192,7 @@ static int guard_next_poll(struct ibv_cq_ex *cq)
 {
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
-	if (verbs_priv_inherited(priv))
+	if (verbs_inherited(cq->context))
 		return EPERM;
 	return ((next_poll_fn)GUARD_FN(priv, cqx_fn, CQX_NEXT))(cq);
 }
@@ -201,7 +201,7 @@ static void guard_end_poll(struct ibv_cq_ex *cq)
 {
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
-	if (!verbs_priv_inherited(priv))
+	if (!verbs_inherited(cq->context))
 		((end_poll_fn)GUARD_FN(priv, cqx_fn, CQX_END))(cq);
 }
 
@@ -281,7 +281,7 @@ void verbs_guard_drop(struct ibv_context *ctx, uint32_t handle, const void *obj,
 	const struct ht_rec *r;
 
 	saved->obj = NULL;
-	if (verbs_ctx_inherited(ctx) || !priv->cb_table)
+	if (verbs_inherited_strict(ctx) || !priv->cb_table)
 		return;
 	verbs_proc_enter();
 	pthread_mutex_lock(&priv->cb_lock);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Contexts: opening and importing devices, the ops table a provider
- * installs, and the child guard's control-path check.
+ * installs.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -15,14 +15,6 @@
 #include "ibverbs.h"
 #include "plugin_guard.h"
 
-bool verbs_ctx_inherited(struct ibv_context *ctx)
-{
-	struct verbs_ex_private *priv = verbs_priv(ctx);
-
-	return !verbs_proc_is(priv->proc_token) ||
-	       priv->owner_pid != getpid();
-}
-
 int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 		       int cmd_fd)
 {
@@ -35,8 +27,8 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 	if (!priv)
 		return ENOMEM;
 
-	priv->proc_token = verbs_proc_enter();
-	priv->owner_pid = getpid();
+	priv->owner.proc_token = verbs_proc_enter();
+	priv->owner.pid = getpid();
 	pthread_mutex_init(&priv->cb_lock, NULL);
 
 	vctx->priv = priv;

@@ -113,7 +113,7 @@ IBV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	 * In a child, an inherited CQ's count is the parent's business, and
 	 * its mutex may have been held by a thread the child does not have.
 	 */
-	if (!cq || verbs_obj_inherited(cq->context))
+	if (!cq || verbs_inherited(cq->context))
 		return;
 	pthread_mutex_lock(&cq->mutex);
 	cq->comp_events_completed += nevents;

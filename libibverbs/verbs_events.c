@@ -170,7 +170,7 @@ IBV_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
 static void ack_one(struct ibv_context *ctx, pthread_mutex_t *mutex,
 		    pthread_cond_t *cond, uint32_t *completed)
 {
-	if (verbs_obj_inherited(ctx))
+	if (verbs_inherited(ctx))
 		return;
 	pthread_mutex_lock(mutex);
 	(*completed)++;

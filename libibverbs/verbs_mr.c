@@ -117,7 +117,7 @@ IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	 * the provider makes the verb's one inheritance check.
 	 */
 	if (verbs_fork_mr_state() == VERBS_FORK_TRACKING &&
-	    !verbs_ctx_inherited(ctx))
+	    !verbs_inherited_strict(ctx))
 		rec = verbs_fork_mr_detach(mr);
 
 	err = verbs_ops(ctx)->dereg_mr(to_vmr(mr));

@@ -40,7 +40,7 @@ int rxe_dealloc_pd(struct ibv_pd *pd)
 {
 	int err;
 
-	if (!rxe_destroy_in_child(pd->context)) {
+	if (!verbs_inherited_strict(pd->context)) {
 		err = vcmd_dealloc_pd(pd);
 		if (err)
 			return err;
@@ -84,7 +84,7 @@ int rxe_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;
 
-	if (!rxe_destroy_in_child(vmr->ibv_mr.context)) {
+	if (!verbs_inherited_strict(vmr->ibv_mr.context)) {
 		err = vcmd_dereg_mr(vmr);
 		if (err)
 			return err;
@@ -122,7 +122,7 @@ int rxe_dealloc_mw(struct ibv_mw *mw)
 {
 	int err;
 
-	if (!rxe_destroy_in_child(mw->context)) {
+	if (!verbs_inherited_strict(mw->context)) {
 		err = vcmd_dealloc_mw(mw);
 		if (err)
 			return err;
@@ -236,7 +236,7 @@ int rxe_destroy_ah(struct ibv_ah *ah)
 {
 	int err;
 
-	if (!rxe_destroy_in_child(ah->context)) {
+	if (!verbs_inherited_strict(ah->context)) {
 		err = vcmd_destroy_ah(ah);
 		if (err)
 			return err;

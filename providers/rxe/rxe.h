@@ -144,22 +144,6 @@ static inline struct rxe_ah *to_rah(struct ibv_ah *ah)
 	return container_of(ah, struct rxe_ah, vah.ah);
 }
 
-/* The child guard, for the data path: one load and compare (driver.h). */
-static inline bool rxe_inherited(struct ibv_context *ctx)
-{
-	return verbs_obj_inherited(ctx);
-}
-
-/*
- * The full check, for destroy ops: also catches a child that shares the
- * parent's memory (vfork(), CLONE_VM), where a kernel command would
- * destroy the parent's object.
- */
-static inline bool rxe_destroy_in_child(struct ibv_context *ctx)
-{
-	return verbs_ctx_inherited(ctx);
-}
-
 /* rxe.c: memory, windows, address handles */
 struct ibv_pd *rxe_alloc_pd(struct ibv_context *ctx) IBV_HIDDEN;
 int rxe_dealloc_pd(struct ibv_pd *pd) IBV_HIDDEN;

@@ -117,7 +117,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	uint32_t cons, prod;
 	int n;
 
-	if (rxe_inherited(ibcq->context)) {
+	if (verbs_inherited(ibcq->context)) {
 		errno = EPERM;
 		return -EPERM;
 	}
@@ -140,7 +140,7 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 int rxe_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	if (rxe_inherited(ibcq->context))
+	if (verbs_inherited(ibcq->context))
 		return EPERM;
 	return vcmd_req_notify_cq(ibcq, solicited_only);
 }
@@ -177,7 +177,7 @@ static int rxe_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	struct rxe_cq *cq = to_rcq_ex(ibcq);
 	int err;
 
-	if (rxe_inherited(ibcq->context))
+	if (verbs_inherited(ibcq->context))
 		return EPERM;
 	if (attr->comp_mask)
 		return EINVAL;
@@ -446,7 +446,7 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 	struct rxe_cq *cq = to_rcq(ibcq);
 	int err;
 
-	if (!rxe_destroy_in_child(ibcq->context)) {
+	if (!verbs_inherited_strict(ibcq->context)) {
 		err = vcmd_destroy_cq(ibcq);
 		if (err)
 			return err;

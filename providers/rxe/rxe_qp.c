@@ -209,7 +209,7 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 	struct rxe_qp *qp = to_rqp(ibqp);
 	int err;
 
-	if (!rxe_destroy_in_child(ibqp->context)) {
+	if (!verbs_inherited_strict(ibqp->context)) {
 		err = vcmd_destroy_qp(ibqp);
 		if (err)
 			return err;
@@ -221,7 +221,7 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
-	if (rxe_inherited(ibqp->context)) {
+	if (verbs_inherited(ibqp->context)) {
 		*bad_wr = wr;
 		return EPERM;
 	}

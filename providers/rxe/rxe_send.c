@@ -358,7 +358,7 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t prod, cons, start, length;
 	int err = 0, dberr;
 
-	if (rxe_inherited(ibqp->context)) {
+	if (verbs_inherited(ibqp->context)) {
 		*bad_wr = wr;
 		return EPERM;
 	}
@@ -408,7 +408,7 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	struct rxe_send_wqe *wqe;
 	uint32_t prod, cons;
 
-	if (rxe_inherited(ibqp->context))
+	if (verbs_inherited(ibqp->context))
 		return EPERM;
 	if (mw->type != IBV_MW_TYPE_1 || !rxe_op_lookup(qp, IBV_WR_BIND_MW) ||
 	    !rxe_sq_open(ibqp))
@@ -495,7 +495,7 @@ static void rxe_wr_start(struct ibv_qp_ex *qpx)
 	struct rxe_qp *qp = to_rqp_ex(qpx);
 
 	qp->batch_wqe = NULL;
-	if (rxe_inherited(qpx->qp_base.context)) {
+	if (verbs_inherited(qpx->qp_base.context)) {
 		qp->batch_err = EPERM;
 		qp->batch_locked = false;
 		return;

@@ -114,7 +114,7 @@ int rxe_destroy_srq(struct ibv_srq *ibsrq)
 {
 	int err;
 
-	if (!rxe_destroy_in_child(ibsrq->context)) {
+	if (!verbs_inherited_strict(ibsrq->context)) {
 		err = vcmd_destroy_srq(ibsrq);
 		if (err)
 			return err;
@@ -151,7 +151,7 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 int rxe_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
-	if (rxe_inherited(ibsrq->context)) {
+	if (verbs_inherited(ibsrq->context)) {
 		*bad_wr = wr;
 		return EPERM;
 	}

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmd_transport.h"
+#include "child_guard_stub.h"
 
 #include <rdma/rdma_user_rxe.h>
 
@@ -48,15 +49,6 @@ static int failures;
 /* The last write() command and its result. */
 static uint32_t last_cmd;
 static int last_err;
-
-/*
- * The plug-in entry points of the layer ask the library whether a context
- * came from a fork() parent; this test's contexts are its own.
- */
-bool verbs_ctx_inherited(struct ibv_context *ctx)
-{
-	return false;
-}
 
 ssize_t __real_write(int fd, const void *buf, size_t count);
 ssize_t __wrap_write(int fd, const void *buf, size_t count);
@@ -472,6 +464,7 @@ int main(int argc, char **argv)
 	struct verbs_cq cq;
 	int fd;
 
+	stub_own_context(&vctx);
 	vdev.driver_id = RDMA_DRIVER_RXE;
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {

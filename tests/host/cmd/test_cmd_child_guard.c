@@ -22,6 +22,7 @@
 #include "cmd_transport.h"
 #include "provider_cmd.h"
 #include "tap.h"
+#include "child_guard_stub.h"
 
 #define CMD_FD 1000
 
@@ -45,11 +46,6 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
 	commands++;
 	errno = EIO;
 	return -1;
-}
-
-bool verbs_ctx_inherited(struct ibv_context *ctx)
-{
-	return true;
 }
 
 static struct verbs_device vdev = { .driver_id = RDMA_DRIVER_RXE };
@@ -255,6 +251,8 @@ int main(void)
 	action.action.context = ctx;
 	dm.dm.context = ctx;
 	counters.counters.context = ctx;
+	stub_own_context(&vctx);
+	stub_be_child(true);
 
 	test_write_commands();
 	test_ioctl_commands();

@@ -21,6 +21,7 @@
 #include "cmd_transport.h"
 #include "provider_cmd.h"
 #include "tap.h"
+#include "child_guard_stub.h"
 
 #define FLOW_HANDLE 77
 
@@ -109,11 +110,6 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
 		}
 	}
 	return 0;
-}
-
-bool verbs_ctx_inherited(struct ibv_context *ctx)
-{
-	return false;
 }
 
 static struct verbs_device vdev = { .driver_id = RDMA_DRIVER_MLX5 };
@@ -371,6 +367,7 @@ int main(void)
 	vctx.context.device = &vdev.own.device;
 	vctx.context.cmd_fd = 1000;
 	vctx.context.async_fd = -1;
+	stub_own_context(&vctx);
 
 	test_translation();
 	test_refused_specs();

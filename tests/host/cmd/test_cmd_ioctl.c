@@ -23,6 +23,7 @@
 #include "cmd_transport.h"
 #include "provider_cmd.h"
 #include "tap.h"
+#include "child_guard_stub.h"
 
 /* Attributes the stand-in kernel writes to, and what it writes. */
 #define OUT_ID 0x100
@@ -69,14 +70,6 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
 		}
 	}
 	return 0;
-}
-
-/* The library's answer to "was this context inherited?" in this test. */
-static bool inherited;
-
-bool verbs_ctx_inherited(struct ibv_context *ctx)
-{
-	return inherited;
 }
 
 static struct verbs_device vdev = { .driver_id = RDMA_DRIVER_RXE };
@@ -131,7 +124,7 @@ static void reset(int fail)
 {
 	memset(&kern, 0, sizeof(kern));
 	kern.fail = fail;
-	inherited = false;
+	stub_be_child(false);
 	errno = 0;
 }
 
@@ -285,7 +278,7 @@ static void test_child_guard(void)
 		      NULL);
 	fill(c, 0, 1);
 	reset(0);
-	inherited = true;
+	stub_be_child(true);
 	ret = execute_ioctl(ctx, c);
 	CHECK(ret == 0 && kern.calls == 0,
 	      "child: destroying a core object is done, nothing sent");
@@ -293,7 +286,7 @@ static void test_child_guard(void)
 	c = cmdb_init(&top, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 1, NULL);
 	fill(c, OUT_ID, 0);
 	reset(0);
-	inherited = true;
+	stub_be_child(true);
 	ret = execute_ioctl(ctx, c);
 	CHECK(ret == EPERM && errno == EPERM && kern.calls == 0,
 	      "child: creating fails with EPERM, nothing sent");
@@ -302,7 +295,7 @@ static void test_child_guard(void)
 	c = cmdb_init(&top, (1 << 12) | 1, (1 << 12) | 1, 1, NULL);
 	fill(c, 0, 1);
 	reset(0);
-	inherited = true;
+	stub_be_child(true);
 	CHECK(execute_ioctl(ctx, c) == EPERM && kern.calls == 0,
 	      "child: driver-namespace method refused with EPERM");
 
@@ -404,12 +397,12 @@ static void test_counters(void)
 
 	init.comp_mask = 0;
 	reset(0);
-	inherited = true;
+	stub_be_child(true);
 	CHECK(ibv_cmd_create_counters(ctx, &init, &vc, NULL) == EPERM &&
 		      errno == EPERM && kern.calls == 0,
 	      "child: create_counters EPERM, nothing sent");
 	reset(0);
-	inherited = true;
+	stub_be_child(true);
 	CHECK(ibv_cmd_destroy_counters(&vc) == 0 && kern.calls == 0,
 	      "child: destroy_counters 0, nothing sent");
 }
@@ -421,6 +414,7 @@ int main(void)
 	ctx->device = &vdev.own.device;
 	ctx->cmd_fd = 1000;
 	ctx->async_fd = -1;
+	stub_own_context(&vctx);
 
 	test_final_num_attrs();
 	test_merge();

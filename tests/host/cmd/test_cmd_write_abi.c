@@ -19,6 +19,7 @@
 
 #include "cmd_transport.h"
 #include "tap.h"
+#include "child_guard_stub.h"
 
 /* The prototypes a plug-in compiles against (rdma-core 44's driver.h). */
 int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
@@ -96,13 +97,6 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
 	return -1;
 }
 
-static bool inherited;
-
-bool verbs_ctx_inherited(struct ibv_context *ctx)
-{
-	return inherited;
-}
-
 static struct verbs_device vdev = { .driver_id = RDMA_DRIVER_RXE };
 static struct verbs_context vctx;
 static struct ibv_context *ctx = &vctx.context;
@@ -112,7 +106,7 @@ static void reset(bool child)
 	commands = 0;
 	tables_destroyed = 0;
 	table_destroyed = 0;
-	inherited = child;
+	stub_be_child(child);
 	errno = 0;
 }
 
@@ -252,6 +246,7 @@ int main(void)
 	vctx.context.device = &vdev.own.device;
 	vctx.context.cmd_fd = CMD_FD;
 	vctx.context.async_fd = -1;
+	stub_own_context(&vctx);
 
 	test_errno();
 	test_post_sge_overflow();

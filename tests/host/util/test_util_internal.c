@@ -23,6 +23,7 @@
 #include "sysfs.h"
 
 #include "tap.h"
+#include "child_guard_stub.h"
 
 /* ---- the made-up device ---- */
 
@@ -38,11 +39,6 @@ static int create_ah_calls;
 static struct ibv_ah_attr create_ah_attr;
 static struct ibv_ah fake_ah;
 static struct ibv_pd fake_pd;
-
-bool verbs_ctx_inherited(struct ibv_context *c)
-{
-	return false;
-}
 
 static int fake_query_port(struct ibv_context *c, uint8_t port,
 			   struct ibv_port_attr *attr, size_t len)
@@ -535,6 +531,7 @@ int main(void)
 	}
 	/* Before anything reads the root: it is read once. */
 	setenv("SYSFS_PATH", tmpdir, 1);
+	stub_own_context(&fake_vctx);
 
 	test_sysfs_helpers();
 	test_ah_ib();
