@@ -31,10 +31,10 @@ uint32_t vcmd_ctx_driver_id(struct ibv_context *ctx)
 	const struct verbs_context *vctx = verbs_get_ctx(ctx);
 	uint32_t driver_id = vdev->driver_id;
 
-	/* The kernel rejects a header naming another driver (EINVAL). */
-	if (driver_id == RDMA_DRIVER_UNKNOWN && vdev->provider)
-		driver_id = vdev->provider->driver_id;
-	/* A plug-in's context says which driver it speaks for. */
+	/*
+	 * The kernel rejects a header naming another driver (EINVAL): the
+	 * provider's context says which driver it speaks for.
+	 */
 	if (vctx && vctx->priv && vctx->priv->driver_id)
 		driver_id = vctx->priv->driver_id;
 	return driver_id;

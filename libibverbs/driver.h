@@ -4,31 +4,34 @@
  *
  * A provider is the device-specific half of the library: it knows how a
  * device's queues look in memory and what private data its kernel driver
- * exchanges with user space.  The built-in providers are listed in
- * providers.c and use the interface below; provider plug-ins, built for
- * rdma-core 44's interface (provider_abi.h), are loaded by plugin_load.c
- * and adapted to this one by plugin_context.c.
+ * exchanges with user space.  Every provider, the built-in Soft-RoCE one
+ * (providers/rxe/) and the plug-ins built for rdma-core 44 alike, uses
+ * rdma-core 44's interface (provider_abi.h):
  *
- * A provider supplies two things:
- *
- *  - a struct verbs_provider: its name, the kernel driver it serves and
- *    a constructor for contexts;
- *  - a struct verbs_ops table, installed on each context it opens with
- *    verbs_install_ops().  Unset entries fail with EOPNOTSUPP.
+ *  - a struct verbs_device_ops in the library's registry (plugin_load.c):
+ *    the built-in providers are in it from the start, ahead of the
+ *    plug-ins, which register themselves when dlopen()ed; its match table
+ *    and ABI range decide which devices it serves, its alloc_device
+ *    allocates the device header (struct verbs_plugin_device);
+ *  - from its alloc_context or import_context, a context allocated with
+ *    _verbs_init_and_alloc_context() and a struct verbs_context_ops
+ *    handed to verbs_set_ops().
  *
  * Every object a provider creates embeds the public struct (ibv_pd, ibv_cq,
  * ...) or the extended wrapper (verbs_cq, verbs_qp, verbs_mr, ...), which
- * has rdma-core 44's layout so that plug-ins can share it.
- * The provider talks to the kernel only through the command layer (cmd.h),
- * which fills the common fields of those structs.
+ * has rdma-core 44's layout.  The built-in provider talks to the kernel
+ * through the library's hidden command layer (cmd.h), plug-ins through the
+ * exported ibv_cmd_* functions; both fill the common fields of those
+ * structs.
  *
- * The library wraps each control-path op: it checks arguments and the fork
- * child guard before calling the provider, so providers do neither.  The
- * data-path ops (post_send, post_recv, post_srq_recv, poll_cq,
- * req_notify_cq, bind_mw and the ibv_qp_ex / ibv_cq_ex callbacks) are called
- * by inline functions in verbs.h straight from the application; there the
- * provider itself must refuse an inherited object with
- * verbs_inherited() -- one load and one compare.
+ * What the library does around a provider's ops is the same for every
+ * provider (plugin_context.c): the public verbs check arguments and the
+ * fork child guard, then call the context's ops table; the slots an
+ * application reaches without a library function in between (the data
+ * path of struct ibv_context_ops, the extended slots of struct
+ * verbs_context, the callbacks of ibv_qp_ex, ibv_cq_ex and ibv_wq) get
+ * library wrappers that refuse an inherited object before the provider
+ * runs.
  */
 #ifndef IBV_DRIVER_H
 #define IBV_DRIVER_H
@@ -161,9 +164,9 @@ struct verbs_ah {
 };
 
 /*
- * The ops a provider implements.  The library calls these after checking
- * arguments and the child guard; see the comment at the top for the
- * data-path ops, which the provider must guard itself.
+ * The library's view of a context's ops, pointing at the provider's
+ * (plugin_context.c, fill_lib_ops()).  The public verbs call these after
+ * checking arguments and the child guard.
  *
  * Constructors return NULL with errno set; int ops return 0 or a positive
  * errno (not -1), as the public verbs they back do.
@@ -252,54 +255,23 @@ struct verbs_ops {
 };
 
 /*
- * A provider: matched to a uverbs device by the kernel driver that serves
- * it (RDMA_DRIVER_* from <rdma/ib_user_ioctl_verbs.h>), or failing that by
- * the ibdev name prefix.
- */
-struct verbs_provider {
-	const char *name;
-	uint32_t driver_id;
-	const char *ibdev_prefix;
-	/* Range of the uverbs ABI version the provider speaks. */
-	int min_abi;
-	int max_abi;
-	/*
-	 * Open a context on cmd_fd, which the library has already opened and
-	 * owns: the provider allocates its context struct (embedding a
-	 * struct verbs_context), calls verbs_init_context() and
-	 * vcmd_get_context() (or, when importing, vcmd_query_context()),
-	 * then verbs_set_ops().  NULL with errno on failure, leaving cmd_fd
-	 * open.
-	 */
-	struct verbs_context *(*alloc_context)(struct verbs_device *vdev,
-					       int cmd_fd, bool import);
-};
-
-/* Every provider built into the library, NULL-terminated (providers.c). */
-extern const struct verbs_provider *const verbs_providers[] IBV_HIDDEN;
-
-/*
  * The library's record of a uverbs device, one per device found in sysfs,
  * whichever provider serves it.
  *
  * Every device an application sees starts with a struct verbs_plugin_device
  * (rdma-core 44's struct verbs_device) whose sysfs pointer leads to the
- * record's sysfs member: for a built-in provider that header is the
- * record's own member own, for a plug-in it is what the plug-in's
- * alloc_device returned, in the plug-in's memory, because the plug-in
- * reaches its own device struct from the struct ibv_device by
- * container_of().  The library's state stays in the record either way.
+ * record's sysfs member.  The provider's alloc_device allocates that
+ * header, embedded in the provider's own device struct, because a provider
+ * reaches its device struct from the struct ibv_device by container_of().
+ * The library's state stays in the record.
  */
 struct verbs_device {
-	/* The device header of a built-in device (unused for a plug-in). */
-	struct verbs_plugin_device own;
-	/* The header applications see: &own or the plug-in's. */
+	/* The header applications see, the provider's. */
 	struct verbs_plugin_device *pub;
-	/* Filled from sysfs, handed to plug-ins (match, alloc_device). */
+	/* Filled from sysfs, handed to the provider (match, alloc_device). */
 	struct verbs_sysfs_dev sysfs;
-	/* Exactly one of these serves the device. */
-	const struct verbs_provider *provider;
-	const struct verbs_device_ops *plugin;
+	/* The provider that serves the device. */
+	const struct verbs_device_ops *ops;
 	/* List references plus open contexts; freed at zero. */
 	int refcount;
 	int abi_version;
@@ -331,17 +303,19 @@ static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
 
 /*
  * Library state of a context, reached through verbs_context.priv.
- * The ops table here is the provider's, completed with EOPNOTSUPP stubs.
  */
 struct verbs_ex_private {
 	/* Who opened the context; first, for child_guard.h. */
 	struct verbs_owner owner;
+	/*
+	 * The library's ops for the context, pointing at the provider's
+	 * (plugin_context.c, fill_lib_ops()), completed with stubs.
+	 */
 	struct verbs_ops ops;
 	bool imported;
-	/* RDMA_DRIVER_* a plug-in named for the context, 0 otherwise. */
+	/* RDMA_DRIVER_* the provider named for the context, 0 if none. */
 	uint32_t driver_id;
-	/* A plug-in's context: its ops, as verbs_set_ops() collected them. */
-	bool plugin;
+	/* The provider's ops, as verbs_set_ops() collected them. */
 	struct verbs_context_ops plugin_ops;
 	/*
 	 * A plug-in's object callbacks the library wrapped
@@ -379,12 +353,11 @@ _Static_assert(offsetof(struct verbs_ex_private, owner) == 0,
 	       "child_guard.h finds the owner at the private state");
 
 /*
- * Provider helpers (verbs_context.c).  verbs_init_context() takes a device
- * reference and sets up the library's part of a context;
- * verbs_uninit_context(), rdma-core's exported function, undoes it and
- * closes cmd_fd and async_fd, so a provider calls it from free_context.
- * On alloc_context's error path a built-in provider leaves cmd_fd to its
- * caller: it sets context.cmd_fd to -1 before calling it.
+ * Context helpers (verbs_context.c).  verbs_init_context(), called by
+ * _verbs_init_and_alloc_context(), takes a device reference and sets up
+ * the library's part of a context; verbs_uninit_context(), rdma-core's
+ * exported function, undoes it and closes cmd_fd and async_fd, so a
+ * provider calls it from free_context and on alloc_context's error path.
  */
 int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 		       int cmd_fd) IBV_HIDDEN;
@@ -393,7 +366,11 @@ void verbs_install_ops(struct verbs_context *vctx,
 		       const struct verbs_ops *ops) IBV_HIDDEN;
 void verbs_install_compat_ops(struct verbs_context *vctx) IBV_HIDDEN;
 
-/* The providers */
-extern const struct verbs_provider verbs_provider_rxe IBV_HIDDEN;
+/*
+ * The providers built into the library, each rdma-core's
+ * verbs_provider_<name> of a static build (providers/<name>/); the
+ * registry holds them ahead of the plug-ins (plugin_load.c).
+ */
+extern const struct verbs_device_ops verbs_provider_rxe IBV_HIDDEN;
 
 #endif /* IBV_DRIVER_H */

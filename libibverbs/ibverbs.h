@@ -28,24 +28,25 @@ bool verbs_fill_ibv_device(struct ibv_device *dev,
 			   const struct verbs_sysfs_dev *s) IBV_HIDDEN;
 
 /*
- * Provider plug-ins.  verbs_plugins_load() reads the configuration and
+ * The provider registry.  verbs_plugins_load() reads the configuration and
  * loads the plug-ins once per process (plugin_load.c);
- * verbs_plugin_next() walks the registered ones without a lock (start
- * with *iter NULL); verbs_bind_plugin() lets the first matching plug-in
- * allocate the device of a new record (plugin_device.c).
+ * verbs_plugin_next() walks the registered providers without a lock
+ * (start with *iter NULL), the built-in ones first, and sets *builtin for
+ * those; verbs_bind_plugin() lets the first matching provider allocate
+ * the device of a new record (plugin_device.c).
  */
 void verbs_plugins_load(void) IBV_HIDDEN;
-const struct verbs_device_ops *verbs_plugin_next(const void **iter)
-	IBV_HIDDEN;
+const struct verbs_device_ops *verbs_plugin_next(const void **iter,
+						 bool *builtin) IBV_HIDDEN;
 bool verbs_bind_plugin(struct verbs_device *vdev) IBV_HIDDEN;
 /*
- * Open or import a context on a plug-in device (plugin_context.c).  The
- * plug-in owns cmd_fd from the call on, and closes it when it fails.
+ * Open or import a context with the device's provider (plugin_context.c).
+ * The provider owns cmd_fd from the call on, and closes it when it fails.
  */
-struct ibv_context *verbs_plugin_open(struct verbs_device *vdev, int cmd_fd,
-				      void *private_data) IBV_HIDDEN;
-struct ibv_context *verbs_plugin_import(struct verbs_device *vdev,
-					int cmd_fd) IBV_HIDDEN;
+struct ibv_context *verbs_provider_open(struct verbs_device *vdev, int cmd_fd,
+					void *private_data) IBV_HIDDEN;
+struct ibv_context *verbs_provider_import(struct verbs_device *vdev,
+					  int cmd_fd) IBV_HIDDEN;
 
 /*
  * The library's messages, printed only when VERBS_LOG_LEVEL asks for

@@ -3,13 +3,13 @@
  * Device discovery.
  *
  * Every /sys/class/infiniband_verbs/uverbsN is a device user space can
- * open.  Each is matched to a built-in provider by the kernel driver that
- * serves it, which RDMA netlink reports; where netlink is not available the
- * ibdev name prefix decides.  The library keeps one struct verbs_device per
- * uverbs device across scans, so the pointers ibv_get_device_list() hands
- * out stay stable while the device exists.
+ * open.  Each is matched to a provider of the registry, built-in or
+ * plug-in (plugin_device.c), by the kernel driver that serves it, which
+ * RDMA netlink reports, or by its name or parent device.  The library
+ * keeps one struct verbs_device per uverbs device across scans, so the
+ * pointers ibv_get_device_list() hands out stay stable while the device
+ * exists.
  */
-#define _GNU_SOURCE	/* secure_getenv() */
 #include <dirent.h>
 #include <endian.h>
 #include <limits.h>
@@ -45,9 +45,8 @@ void verbs_device_put(struct verbs_device *vdev)
 /* A record that has no provider yet, or whose last reference went. */
 void verbs_device_free(struct verbs_device *vdev)
 {
-	if (vdev->plugin && vdev->pub != &vdev->own &&
-	    vdev->plugin->uninit_device)
-		vdev->plugin->uninit_device(vdev->pub);
+	if (vdev->ops && vdev->pub && vdev->ops->uninit_device)
+		vdev->ops->uninit_device(vdev->pub);
 	free(vdev);
 }
 
@@ -59,28 +58,6 @@ static int read_sysfs_int(const char *dir, const char *file, int *val)
 		return -1;
 	*val = atoi(buf);
 	return 0;
-}
-
-static const struct verbs_provider *match_by_driver(uint32_t driver_id)
-{
-	const struct verbs_provider *const *p;
-
-	for (p = verbs_providers; *p; p++)
-		if ((*p)->driver_id == driver_id)
-			return *p;
-	return NULL;
-}
-
-static const struct verbs_provider *match_by_name(const char *ibdev)
-{
-	const struct verbs_provider *const *p;
-
-	for (p = verbs_providers; *p; p++)
-		if ((*p)->ibdev_prefix &&
-		    !strncmp(ibdev, (*p)->ibdev_prefix,
-			     strlen((*p)->ibdev_prefix)))
-			return *p;
-	return NULL;
 }
 
 enum ibv_transport_type verbs_transport_of(enum ibv_node_type type)
@@ -200,36 +177,6 @@ static bool read_sysfs_dev(struct verbs_device *vdev, const char *sysfs,
 	return true;
 }
 
-/* The built-in provider for @vdev, if any. */
-static const struct verbs_provider *builtin_for(struct verbs_device *vdev)
-{
-	const struct verbs_provider *prov = NULL;
-	int abi = vdev->sysfs.abi_ver;
-
-	if (vdev->sysfs.driver_id != RDMA_DRIVER_UNKNOWN)
-		prov = match_by_driver(vdev->sysfs.driver_id);
-	if (!prov)
-		prov = match_by_name(vdev->sysfs.ibdev_name);
-	if (!prov || abi < prov->min_abi || abi > prov->max_abi)
-		return NULL;
-	return prov;
-}
-
-/* Serve @vdev by a built-in provider; false when none matches. */
-static bool bind_builtin(struct verbs_device *vdev)
-{
-	const struct verbs_provider *prov = builtin_for(vdev);
-
-	if (!prov)
-		return false;
-	vdev->provider = prov;
-	vdev->driver_id = prov->driver_id;
-	vdev->own.sysfs = &vdev->sysfs;
-	vdev->own.refcount = 1;
-	vdev->pub = &vdev->own;
-	return verbs_fill_ibv_device(&vdev->own.device, &vdev->sysfs);
-}
-
 /* A record of the uverbs entry, not yet bound to a provider. */
 static struct verbs_device *probe_uverbs(const char *sysfs,
 					 const char *uverbs)
@@ -243,35 +190,6 @@ static struct verbs_device *probe_uverbs(const char *sysfs,
 		return NULL;
 	}
 	return vdev;
-}
-
-/*
- * RDMAV_RXE_PROVIDER=plugin: rxe devices go to a plug-in (Debian's
- * librxe-rdmav34.so through rxe.driver) instead of the built-in provider.
- * secure_getenv(), as IBV_CONFIG_DIR: the user of a set-uid program must
- * not trade the built-in provider's guarantees for a plug-in's.
- */
-static bool builtin_refused(const struct verbs_provider *prov)
-{
-	const char *env;
-
-	if (prov != &verbs_provider_rxe)
-		return false;
-	env = secure_getenv("RDMAV_RXE_PROVIDER");
-	return env && !strcmp(env, "plugin");
-}
-
-/*
- * Bind a new record to its provider: a built-in one, else the first
- * plug-in that matches.  False when nothing serves it.
- */
-static bool bind_provider(struct verbs_device *vdev)
-{
-	const struct verbs_provider *prov = builtin_for(vdev);
-
-	if (prov && !builtin_refused(prov))
-		return bind_builtin(vdev);
-	return verbs_bind_plugin(vdev);
 }
 
 static struct verbs_device *find_known(const struct verbs_device *probe)
@@ -318,7 +236,7 @@ static int scan_sysfs(struct verbs_device **out, int max)
 			free(vdev);
 			vdev = old;
 			verbs_device_get(vdev);
-		} else if (!bind_provider(vdev)) {
+		} else if (!verbs_bind_plugin(vdev)) {
 			verbs_device_free(vdev);
 			continue;
 		}

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Contexts of provider plug-ins.
+ * Contexts of providers, the built-in ones and plug-ins alike.
  *
- * A plug-in allocates its context struct with
- * _verbs_init_and_alloc_context(), which sets up the library's part (the
- * same verbs_init_context() as for built-in providers: private state, the
- * fork guard's process token, a device reference), and hands its ops to
- * verbs_set_ops(), possibly several times, each call adding the ops it
- * sets.  The library copies them into its own memory (the context's
- * private state) and never lets an application reach them unguarded:
+ * A provider allocates its context struct with
+ * _verbs_init_and_alloc_context(), which sets up the library's part
+ * (verbs_init_context(): private state, the fork guard's process token, a
+ * device reference), and hands its ops to verbs_set_ops(), possibly
+ * several times, each call adding the ops it sets.  The library copies
+ * them into its own memory (the context's private state) and never lets
+ * an application reach them unguarded:
  *
  *  - the library's struct verbs_ops for the context points at the
  *    plug-in's functions, so every public verb that goes through it keeps
@@ -736,7 +736,6 @@ IBV_EXPORT void *_verbs_init_and_alloc_context(struct ibv_device *device,
 		goto out_close;
 	}
 	vctx->priv->driver_id = driver_id;
-	vctx->priv->plugin = true;
 	vctx->priv->plugin_ops = plugin_defaults;
 	verbs_set_ops(vctx, &plugin_defaults);
 	return drv;
@@ -777,25 +776,24 @@ static struct ibv_context *plugin_context_done(struct verbs_context *vctx)
 	return &vctx->context;
 }
 
-struct ibv_context *verbs_plugin_open(struct verbs_device *vdev, int cmd_fd,
-				      void *private_data)
+struct ibv_context *verbs_provider_open(struct verbs_device *vdev, int cmd_fd,
+					void *private_data)
 {
 	struct ibv_device *dev = verbs_dev_ibv(vdev);
 
-	/* The plug-in owns cmd_fd now and closes it if it fails. */
+	/* The provider owns cmd_fd now and closes it if it fails. */
 	return plugin_context_done(
-		vdev->plugin->alloc_context(dev, cmd_fd, private_data));
+		vdev->ops->alloc_context(dev, cmd_fd, private_data));
 }
 
-struct ibv_context *verbs_plugin_import(struct verbs_device *vdev,
-					int cmd_fd)
+struct ibv_context *verbs_provider_import(struct verbs_device *vdev, int cmd_fd)
 {
 	struct ibv_context *ctx;
 
-	if (!vdev->plugin->import_context)
+	if (!vdev->ops->import_context)
 		return verbs_null_errno(EOPNOTSUPP);
 	ctx = plugin_context_done(
-		vdev->plugin->import_context(verbs_dev_ibv(vdev), cmd_fd));
+		vdev->ops->import_context(verbs_dev_ibv(vdev), cmd_fd));
 	if (ctx)
 		verbs_priv(ctx)->imported = true;
 	return ctx;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Devices served by provider plug-ins: which plug-in matches a device and
- * the device struct it allocates.
+ * Devices and their providers: which provider matches a device and the
+ * device struct it allocates.  The built-in providers are matched the
+ * same way as the plug-ins, and before them.
  *
  * Matching follows rdma-core 44 (facts from its libibverbs/init.c): a
  * plug-in's match table is tried by driver id (from netlink), then by the
@@ -138,7 +139,7 @@ static bool try_plugin(const struct verbs_device_ops *ops,
 			ops->uninit_device(pdev);
 		return false;
 	}
-	vdev->plugin = ops;
+	vdev->ops = ops;
 	vdev->pub = pdev;
 	verbs_log_lib(VERBS_LOG_INFO, "libibverbs: %s served by driver %s\n",
 		      vdev->sysfs.ibdev_name, ops->name);
@@ -149,17 +150,26 @@ bool verbs_bind_plugin(struct verbs_device *vdev)
 {
 	const struct verbs_device_ops *ops;
 	const void *it;
+	bool builtin;
+
+	/*
+	 * The built-in providers head the registry: a device one of them
+	 * serves loads no plug-in.
+	 */
+	for (it = NULL; (ops = verbs_plugin_next(&it, &builtin)) && builtin;)
+		if (try_plugin(ops, vdev))
+			return true;
 
 	verbs_plugins_load();
 
-	/* A driver id match comes first, as upstream. */
+	/* Then the plug-ins; a driver id match comes first, as upstream. */
 	if (vdev->sysfs.driver_id != RDMA_DRIVER_UNKNOWN)
-		for (it = NULL; (ops = verbs_plugin_next(&it));)
-			if (match_driver_id(ops, &vdev->sysfs) &&
+		for (it = NULL; (ops = verbs_plugin_next(&it, &builtin));)
+			if (!builtin && match_driver_id(ops, &vdev->sysfs) &&
 			    try_plugin(ops, vdev))
 				return true;
-	for (it = NULL; (ops = verbs_plugin_next(&it));)
-		if (try_plugin(ops, vdev))
+	for (it = NULL; (ops = verbs_plugin_next(&it, &builtin));)
+		if (!builtin && try_plugin(ops, vdev))
 			return true;
 	verbs_log_lib(VERBS_LOG_INFO,
 		      "libibverbs: no driver found for %s\n",

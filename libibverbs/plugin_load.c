@@ -19,9 +19,10 @@
  * programs, whose user must not choose the code they load.
  *
  * Loading happens once per process, the first time a scan finds a device
- * no built-in provider serves.  Whatever fails (an unreadable file, a
- * library that does not load, one that registers nothing) is skipped with
- * a message only when VERBS_LOG_LEVEL asks for it.
+ * no built-in provider serves (the built-in ones head the registry, see
+ * builtin_rxe).  Whatever fails (an unreadable file, a library that does
+ * not load, one that registers nothing) is skipped with a message only
+ * when VERBS_LOG_LEVEL asks for it.
  *
  * Locks.  The constructors run inside dlopen(), in the thread that loads,
  * while it holds load_lock (and the device list's lock): so registering
@@ -58,12 +59,24 @@
 struct plugin_reg {
 	const struct verbs_device_ops *ops;
 	struct plugin_reg *next;
+	bool builtin;
+};
+
+/*
+ * The providers built into the library head the registry from the start,
+ * as a static build of rdma-core registers its providers before any
+ * plug-in (facts: rdma-core 44's libibverbs/static_driver.c): so they are
+ * matched first, and without loading a plug-in.
+ */
+static struct plugin_reg builtin_rxe = {
+	.ops = &verbs_provider_rxe,
+	.builtin = true,
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct plugin_reg *reg_head;
-static struct plugin_reg **reg_tail = &reg_head;
-static unsigned int reg_count;
+static struct plugin_reg *reg_head = &builtin_rxe;
+static struct plugin_reg **reg_tail = &builtin_rxe.next;
+static unsigned int reg_count = 1;
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool plugins_loaded;
@@ -120,14 +133,37 @@ IBV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
 		      ops->name ? ops->name : "(unnamed)");
 }
 
-const struct verbs_device_ops *verbs_plugin_next(const void **iter)
+/*
+ * RDMAV_RXE_PROVIDER=plugin: rxe devices go to a plug-in (Debian's
+ * librxe-rdmav34.so through rxe.driver) instead of the built-in provider,
+ * whose registry entry is skipped.  secure_getenv(), as IBV_CONFIG_DIR:
+ * the user of a set-uid program must not trade the built-in provider's
+ * guarantees for a plug-in's.
+ */
+static bool builtin_skipped(const struct plugin_reg *r)
+{
+	const char *env;
+
+	if (r != &builtin_rxe)
+		return false;
+	env = secure_getenv("RDMAV_RXE_PROVIDER");
+	return env && !strcmp(env, "plugin");
+}
+
+const struct verbs_device_ops *verbs_plugin_next(const void **iter,
+						 bool *builtin)
 {
 	const struct plugin_reg *r = *iter;
 
-	r = r ? __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)
-	      : __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE);
+	do {
+		r = r ? __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)
+		      : __atomic_load_n(&reg_head, __ATOMIC_ACQUIRE);
+	} while (r && r->builtin && builtin_skipped(r));
 	*iter = r;
-	return r ? r->ops : NULL;
+	if (!r)
+		return NULL;
+	*builtin = r->builtin;
+	return r->ops;
 }
 
 static unsigned int count_registered(void)

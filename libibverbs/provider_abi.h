@@ -12,17 +12,16 @@
  * extended objects a plug-in allocates (verbs_mr, verbs_cq, verbs_qp, ...)
  * are in driver.h, shared with the built-in providers.
  *
- * The library loads plug-ins with these (plugin_load.c, plugin_device.c,
- * plugin_context.c; see Documentation/provider-abi.md).  The built-in
- * providers keep the library's own interface in driver.h (struct
- * verbs_provider, verbs_ops), but every device, built-in or plug-in,
- * starts with a struct verbs_plugin_device.
+ * This is the library's one provider interface: the built-in providers
+ * implement it as the plug-ins do, and the library registers, matches,
+ * opens and wraps both alike (plugin_load.c, plugin_device.c,
+ * plugin_context.c; see Documentation/provider-abi.md).
  *
  * Where upstream's name is free it is kept, as a plug-in's source and
  * symbols use it.  upstream's struct verbs_device is the library's own
  * device struct here, so its plug-in-facing twin is struct
- * verbs_plugin_device: a plug-in's alloc_device returns one (embedded in
- * the plug-in's own device struct), and the library keeps its own state
+ * verbs_plugin_device: a provider's alloc_device returns one (embedded in
+ * the provider's own device struct), and the library keeps its own state
  * beside it, never inside.
  */
 #ifndef IBV_PROVIDER_ABI_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Contexts: opening and importing devices, the ops table a provider
- * installs.
+ * Contexts: opening and importing devices and the library's part of every
+ * context.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -129,47 +129,22 @@ static int open_cdev(struct ibv_device *device)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
-static struct ibv_context *alloc_context(struct verbs_device *vdev,
-					 int cmd_fd, bool import)
-{
-	struct verbs_context *vctx;
-
-	vctx = vdev->provider->alloc_context(vdev, cmd_fd, import);
-	if (!vctx)
-		return NULL;
-	return &vctx->context;
-}
-
 /*
- * rdma-core's entry point with the plug-in's private data (mlx5dv_open_
- * device passes its attributes); built-in providers take none.
+ * rdma-core's entry point with the provider's private data (mlx5dv_open_
+ * device passes its attributes); the built-in rxe provider takes none.
  */
 IBV_EXPORT struct ibv_context *verbs_open_device(struct ibv_device *device,
 						 void *private_data)
 {
-	struct verbs_device *vdev;
-	struct ibv_context *ctx;
-	int fd, err;
+	int fd;
 
 	if (!device)
 		return verbs_null_errno(EINVAL);
-	vdev = verbs_get_device(device);
-
 	fd = open_cdev(device);
 	if (fd < 0)
 		return NULL;
-
-	if (vdev->plugin)
-		return verbs_plugin_open(vdev, fd, private_data);
-
-	/* A built-in provider leaves fd to us when it fails. */
-	ctx = alloc_context(vdev, fd, false);
-	if (!ctx) {
-		err = errno;
-		close(fd);
-		errno = err;
-	}
-	return ctx;
+	return verbs_provider_open(verbs_get_device(device), fd,
+				   private_data);
 }
 
 IBV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -212,17 +187,11 @@ IBV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
 		return verbs_null_errno(ENODEV);
 
 	/*
-	 * On success the context owns cmd_fd: close_device closes it.  On
-	 * failure a built-in provider leaves it to the caller; a plug-in
-	 * closes it, as with rdma-core.
+	 * On success the context owns cmd_fd: close_device closes it.  A
+	 * provider that fails closes it, as with rdma-core; one without
+	 * import_context leaves it to the caller.
 	 */
-	if (vdev->plugin) {
-		ctx = verbs_plugin_import(vdev, cmd_fd);
-	} else {
-		ctx = alloc_context(vdev, cmd_fd, true);
-		if (ctx)
-			verbs_priv(ctx)->imported = true;
-	}
+	ctx = verbs_provider_import(vdev, cmd_fd);
 	verbs_device_put(vdev);
 	return ctx;
 }

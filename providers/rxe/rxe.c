@@ -293,7 +293,7 @@ static void rxe_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
-static const struct verbs_ops rxe_ops = {
+static const struct verbs_context_ops rxe_ctx_ops = {
 	.query_device_ex = rxe_query_device_ex,
 	.query_port = rxe_query_port,
 	.free_context = rxe_free_context,
@@ -336,47 +336,89 @@ static const struct verbs_ops rxe_ops = {
 	.detach_mcast = rxe_detach_mcast,
 };
 
-static struct verbs_context *rxe_alloc_context(struct verbs_device *vdev,
-					       int cmd_fd, bool import)
+/*
+ * A context, opened or imported on @cmd_fd, which is the context's from
+ * the call on: on failure verbs_uninit_context() (or
+ * _verbs_init_and_alloc_context() itself) closes it.
+ */
+static struct verbs_context *rxe_open_context(struct ibv_device *dev,
+					      int cmd_fd, bool import)
 {
 	struct rxe_context *ctx;
 	int err;
 
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx) {
-		errno = ENOMEM;
+	ctx = _verbs_init_and_alloc_context(
+		dev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)offsetof(struct rxe_context, vctx),
+		RDMA_DRIVER_RXE);
+	if (!ctx)
 		return NULL;
-	}
-	err = verbs_init_context(&ctx->vctx, vdev, cmd_fd);
-	if (err)
-		goto out_free;
 
 	/* rxe exchanges no private data when opening a context. */
 	if (import)
 		err = vcmd_query_context(&ctx->vctx);
 	else
 		err = vcmd_get_context(&ctx->vctx, NULL);
-	if (err)
-		goto out_uninit;
+	if (err) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
 
-	verbs_install_ops(&ctx->vctx, &rxe_ops);
+	verbs_set_ops(&ctx->vctx, &rxe_ctx_ops);
 	return &ctx->vctx;
-
-out_uninit:
-	/* On failure cmd_fd stays the caller's (driver.h). */
-	ctx->vctx.context.cmd_fd = -1;
-	verbs_uninit_context(&ctx->vctx);
-out_free:
-	free(ctx);
-	errno = err;
-	return NULL;
 }
 
-const struct verbs_provider verbs_provider_rxe = {
+static struct verbs_context *rxe_alloc_context(struct ibv_device *dev,
+					       int cmd_fd, void *private_data)
+{
+	return rxe_open_context(dev, cmd_fd, false);
+}
+
+static struct verbs_context *rxe_import_context(struct ibv_device *dev,
+						int cmd_fd)
+{
+	return rxe_open_context(dev, cmd_fd, true);
+}
+
+/* rxe keeps nothing per device beyond the header the library fills. */
+static struct verbs_plugin_device *
+rxe_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct rxe_device *dev = calloc(1, sizeof(*dev));
+
+	return dev ? &dev->ibv_dev : NULL;
+}
+
+static void rxe_uninit_device(struct verbs_plugin_device *ibdev)
+{
+	free(container_of(ibdev, struct rxe_device, ibv_dev));
+}
+
+/*
+ * Devices the kernel's rdma_rxe driver serves: by the driver id netlink
+ * reports, or else by an ibdev name starting with "rxe".  rdma-core's rxe
+ * matches the same two ways (facts: its providers/rxe/rxe.c), its name
+ * glob also taking "rxe" inside a name.
+ */
+static const struct verbs_match_ent rxe_match_table[] = {
+	{ .kind = VERBS_MATCH_DRIVER_ID, .u.driver_id = RDMA_DRIVER_RXE },
+	{ .kind = VERBS_MATCH_MODALIAS, .u.modalias = "rdma_device:Nrxe*" },
+	{}
+};
+
+/*
+ * The registry holds this ahead of every plug-in (plugin_load.c), as
+ * rdma-core's static build holds its verbs_provider_<name>.
+ */
+const struct verbs_device_ops verbs_provider_rxe = {
 	.name = "rxe",
-	.driver_id = RDMA_DRIVER_RXE,
-	.ibdev_prefix = "rxe",
-	.min_abi = RXE_MIN_ABI,
-	.max_abi = RXE_MAX_ABI,
+	.match_min_abi_version = RXE_MIN_ABI,
+	.match_max_abi_version = RXE_MAX_ABI,
+	.match_table = rxe_match_table,
+	.alloc_device = rxe_alloc_device,
+	.uninit_device = rxe_uninit_device,
 	.alloc_context = rxe_alloc_context,
+	.import_context = rxe_import_context,
 };

@@ -36,6 +36,10 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 				uint16_t *vid);
 #endif
 
+struct rxe_device {
+	struct verbs_plugin_device ibv_dev;
+};
+
 struct rxe_context {
 	struct verbs_context vctx;
 };

@@ -65,6 +65,8 @@ ssize_t __wrap_write(int fd, const void *buf, size_t count)
 #define EX(cmd) (IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_##cmd)
 
 static struct verbs_device vdev;
+/* The device header a provider\'s alloc_device would allocate. */
+static struct verbs_plugin_device dev_hdr;
 static struct verbs_context vctx;
 static struct ibv_context *ctx = &vctx.context;
 
@@ -431,7 +433,7 @@ static void test_import(int fd)
 	pid_t pid;
 	int err, status = -1;
 
-	imp.context.device = &vdev.own.device;
+	imp.context.device = &dev_hdr.device;
 	imp.context.cmd_fd = dup(fd);
 	imp.context.async_fd = 99;
 	imp.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -471,9 +473,9 @@ int main(int argc, char **argv)
 		perror(path);
 		return 2;
 	}
-	vdev.own.sysfs = &vdev.sysfs;
-	vdev.pub = &vdev.own;
-	ctx->device = &vdev.own.device;
+	dev_hdr.sysfs = &vdev.sysfs;
+	vdev.pub = &dev_hdr;
+	ctx->device = &dev_hdr.device;
 	ctx->cmd_fd = fd;
 	ctx->async_fd = -1;
 

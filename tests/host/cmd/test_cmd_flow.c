@@ -113,6 +113,8 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
 }
 
 static struct verbs_device vdev = { .driver_id = RDMA_DRIVER_MLX5 };
+/* The device header a provider\'s alloc_device would allocate. */
+static struct verbs_plugin_device dev_hdr;
 static struct verbs_context vctx;
 static struct ibv_qp qp = { .context = &vctx.context, .handle = 12 };
 
@@ -362,9 +364,9 @@ static void test_commands(void)
 
 int main(void)
 {
-	vdev.own.sysfs = &vdev.sysfs;
-	vdev.pub = &vdev.own;
-	vctx.context.device = &vdev.own.device;
+	dev_hdr.sysfs = &vdev.sysfs;
+	vdev.pub = &dev_hdr;
+	vctx.context.device = &dev_hdr.device;
 	vctx.context.cmd_fd = 1000;
 	vctx.context.async_fd = -1;
 	stub_own_context(&vctx);

@@ -73,6 +73,8 @@ int __wrap_ioctl(int fd, unsigned long request, ...)
 }
 
 static struct verbs_device vdev = { .driver_id = RDMA_DRIVER_RXE };
+/* The device header a provider\'s alloc_device would allocate. */
+static struct verbs_plugin_device dev_hdr;
 static struct verbs_context vctx;
 static struct ibv_context *ctx = &vctx.context;
 
@@ -409,9 +411,9 @@ static void test_counters(void)
 
 int main(void)
 {
-	vdev.own.sysfs = &vdev.sysfs;
-	vdev.pub = &vdev.own;
-	ctx->device = &vdev.own.device;
+	dev_hdr.sysfs = &vdev.sysfs;
+	vdev.pub = &dev_hdr;
+	ctx->device = &dev_hdr.device;
 	ctx->cmd_fd = 1000;
 	ctx->async_fd = -1;
 	stub_own_context(&vctx);
