@@ -164,97 +164,6 @@ struct verbs_ah {
 };
 
 /*
- * The library's view of a context's ops, pointing at the provider's
- * (plugin_context.c, fill_lib_ops()).  The public verbs call these after
- * checking arguments and the child guard.
- *
- * Constructors return NULL with errno set; int ops return 0 or a positive
- * errno (not -1), as the public verbs they back do.
- */
-struct verbs_ops {
-	/* Device and port */
-	int (*query_device_ex)(struct ibv_context *ctx,
-			       const struct ibv_query_device_ex_input *input,
-			       struct ibv_device_attr_ex *attr,
-			       size_t attr_size);
-	int (*query_port)(struct ibv_context *ctx, uint8_t port_num,
-			  struct ibv_port_attr *attr);
-	void (*async_event)(struct ibv_context *ctx,
-			    struct ibv_async_event *event);
-	/*
-	 * Free the provider's context: call verbs_uninit_context(), then
-	 * free the struct.  The library closes cmd_fd afterwards.
-	 */
-	void (*free_context)(struct ibv_context *ctx);
-
-	/* Protection domains and memory */
-	struct ibv_pd *(*alloc_pd)(struct ibv_context *ctx);
-	int (*dealloc_pd)(struct ibv_pd *pd);
-	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
-				 uint64_t hca_va, int access);
-	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
-					size_t length, uint64_t iova, int fd,
-					int access);
-	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
-			void *addr, size_t length, int access);
-	int (*dereg_mr)(struct verbs_mr *vmr);
-	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
-	int (*dealloc_mw)(struct ibv_mw *mw);
-	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
-		       struct ibv_mw_bind *mw_bind);
-
-	/* Completion queues */
-	struct ibv_cq *(*create_cq)(struct ibv_context *ctx, int cqe,
-				    struct ibv_comp_channel *channel,
-				    int comp_vector);
-	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *ctx,
-					  struct ibv_cq_init_attr_ex *attr);
-	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	void (*cq_event)(struct ibv_cq *cq);
-	int (*resize_cq)(struct ibv_cq *cq, int cqe);
-	int (*destroy_cq)(struct ibv_cq *cq);
-
-	/* Shared receive queues */
-	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
-				      struct ibv_srq_init_attr *attr);
-	struct ibv_srq *(*create_srq_ex)(struct ibv_context *ctx,
-					 struct ibv_srq_init_attr_ex *attr);
-	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
-			  int attr_mask);
-	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
-	int (*destroy_srq)(struct ibv_srq *srq);
-	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			     struct ibv_recv_wr **bad_wr);
-	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
-
-	/* Queue pairs */
-	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
-				    struct ibv_qp_init_attr *attr);
-	struct ibv_qp *(*create_qp_ex)(struct ibv_context *ctx,
-				       struct ibv_qp_init_attr_ex *attr);
-	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			int attr_mask, struct ibv_qp_init_attr *init_attr);
-	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int attr_mask);
-	int (*destroy_qp)(struct ibv_qp *qp);
-	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
-			 struct ibv_send_wr **bad_wr);
-	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-			 struct ibv_recv_wr **bad_wr);
-	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
-
-	/* Address handles and multicast */
-	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
-	int (*destroy_ah)(struct ibv_ah *ah);
-	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
-			    uint16_t lid);
-};
-
-/*
  * The library's record of a uverbs device, one per device found in sysfs,
  * whichever provider serves it.
  *
@@ -308,15 +217,14 @@ struct verbs_ex_private {
 	/* Who opened the context; first, for child_guard.h. */
 	struct verbs_owner owner;
 	/*
-	 * The library's ops for the context, pointing at the provider's
-	 * (plugin_context.c, fill_lib_ops()), completed with stubs.
+	 * The provider's ops as verbs_set_ops() collected them, completed
+	 * with stubs where a verb calls without looking (plugin_context.c).
+	 * The public verbs call through it after their checks.
 	 */
-	struct verbs_ops ops;
+	struct verbs_context_ops ops;
 	bool imported;
 	/* RDMA_DRIVER_* the provider named for the context, 0 if none. */
 	uint32_t driver_id;
-	/* The provider's ops, as verbs_set_ops() collected them. */
-	struct verbs_context_ops plugin_ops;
 	/*
 	 * A plug-in's object callbacks the library wrapped
 	 * (plugin_guard.c): allocated at the first such object, written
@@ -344,7 +252,8 @@ static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)
 	return container_of(ctx, struct verbs_context, context)->priv;
 }
 
-static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
+static inline const struct verbs_context_ops *
+verbs_ops(struct ibv_context *ctx)
 {
 	return &verbs_priv(ctx)->ops;
 }
@@ -362,8 +271,6 @@ _Static_assert(offsetof(struct verbs_ex_private, owner) == 0,
 int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 		       int cmd_fd) IBV_HIDDEN;
 void verbs_uninit_context(struct verbs_context *vctx);
-void verbs_install_ops(struct verbs_context *vctx,
-		       const struct verbs_ops *ops) IBV_HIDDEN;
 void verbs_install_compat_ops(struct verbs_context *vctx) IBV_HIDDEN;
 
 /*

@@ -47,6 +47,17 @@ struct ibv_context *verbs_provider_open(struct verbs_device *vdev, int cmd_fd,
 					void *private_data) IBV_HIDDEN;
 struct ibv_context *verbs_provider_import(struct verbs_device *vdev,
 					  int cmd_fd) IBV_HIDDEN;
+/*
+ * The library's hooks around the provider's constructors and destructors
+ * of objects with callbacks of their own (plugin_context.c): the public
+ * verbs call these instead of the ops table's entries.
+ */
+struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
+				  struct ibv_cq_init_attr_ex *attr) IBV_HIDDEN;
+int pl_destroy_cq(struct ibv_cq *cq) IBV_HIDDEN;
+struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
+			       struct ibv_qp_init_attr_ex *attr) IBV_HIDDEN;
+int pl_destroy_qp(struct ibv_qp *qp) IBV_HIDDEN;
 
 /*
  * The library's messages, printed only when VERBS_LOG_LEVEL asks for

@@ -7,24 +7,22 @@
  * (verbs_init_context(): private state, the fork guard's process token, a
  * device reference), and hands its ops to verbs_set_ops(), possibly
  * several times, each call adding the ops it sets.  The library copies
- * them into its own memory (the context's private state) and never lets
- * an application reach them unguarded:
+ * them into its own memory, the context's one ops table (completed with
+ * stubs), and never lets an application reach them unguarded:
  *
- *  - the library's struct verbs_ops for the context points at the
- *    plug-in's functions, so every public verb that goes through it keeps
- *    its argument checks and the child guard (verbs_*.c);
+ *  - the public verbs (verbs_*.c) call through that table after checking
+ *    arguments and the child guard;
  *  - the data-path slots of struct ibv_context_ops that inline verbs call
  *    (poll_cq, req_notify_cq, post_send, post_recv, post_srq_recv,
  *    bind_mw) get library wrappers that refuse an inherited context with
- *    one load and compare (EPERM, as the built-in rxe provider), then call
- *    the plug-in;
- *  - every extended slot of struct verbs_context the plug-in provides gets
- *    a wrapper that checks the child guard (the full check, control path)
- *    before the plug-in runs.  Destroy-type ops are not refused: in a
- *    child the command layer sends no kernel command for them and the
- *    plug-in frees its user-space copy, as for the built-in provider.
+ *    one load and compare (EPERM), then call the provider;
+ *  - every extended slot of struct verbs_context the provider provides
+ *    gets a wrapper that checks the child guard (the full check, control
+ *    path) before the provider runs.  Destroy-type ops are not refused:
+ *    in a child the command layer sends no kernel command for them and
+ *    the provider frees its user-space copy.
  *
- * What a plug-in can still reach directly is its own: callbacks it
+ * What a provider can still reach directly is its own: callbacks it
  * installs in objects (ibv_qp_ex, ibv_cq_ex) and direct-verbs functions
  * (mlx5dv_*); see Documentation/provider-abi.md.
  */
@@ -58,7 +56,7 @@ __attribute__((constructor)) static void disassoc_init(void)
 
 static inline const struct verbs_context_ops *pops(struct ibv_context *ctx)
 {
-	return &verbs_priv(ctx)->plugin_ops;
+	return &verbs_priv(ctx)->ops;
 }
 
 /*
@@ -74,7 +72,7 @@ static int pl_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		errno = EPERM;
 		return -EPERM;
 	}
-	return priv->plugin_ops.poll_cq(cq, n, wc);
+	return priv->ops.poll_cq(cq, n, wc);
 }
 
 static int pl_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -83,7 +81,7 @@ static int pl_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 
 	if (verbs_inherited(cq->context))
 		return EPERM;
-	return priv->plugin_ops.req_notify_cq(cq, solicited_only);
+	return priv->ops.req_notify_cq(cq, solicited_only);
 }
 
 static int pl_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
@@ -95,7 +93,7 @@ static int pl_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EPERM;
 	}
-	return priv->plugin_ops.post_send(qp, wr, bad_wr);
+	return priv->ops.post_send(qp, wr, bad_wr);
 }
 
 static int pl_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
@@ -107,7 +105,7 @@ static int pl_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EPERM;
 	}
-	return priv->plugin_ops.post_recv(qp, wr, bad_wr);
+	return priv->ops.post_recv(qp, wr, bad_wr);
 }
 
 static int pl_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
@@ -119,7 +117,7 @@ static int pl_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EPERM;
 	}
-	return priv->plugin_ops.post_srq_recv(srq, wr, bad_wr);
+	return priv->ops.post_srq_recv(srq, wr, bad_wr);
 }
 
 static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
@@ -129,7 +127,7 @@ static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 
 	if (verbs_inherited(qp->context))
 		return EPERM;
-	return priv->plugin_ops.bind_mw(qp, mw, mw_bind);
+	return priv->ops.bind_mw(qp, mw, mw_bind);
 }
 
 static int pl_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
@@ -141,7 +139,7 @@ static int pl_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
 		*bad_op = op;
 		return EPERM;
 	}
-	return priv->plugin_ops.post_srq_ops(srq, op, bad_op);
+	return priv->ops.post_srq_ops(srq, op, bad_op);
 }
 
 /* What a plug-in without a data-path op gets, as rdma-core's dummies. */
@@ -476,12 +474,12 @@ static int pl_close_xrcd(struct ibv_xrcd *xrcd)
 
 /*
  * Objects with callbacks of their own: the library's wrappers go in at
- * create time (plugin_guard.c), and come out before the plug-in frees the
- * object.  The library's public wrappers have checked arguments and the
- * child guard already.
+ * create time (plugin_guard.c), and come out before the provider frees
+ * the object.  The public verbs (verbs_cq.c, verbs_qp.c) call these after
+ * checking arguments and the child guard.
  */
-static struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
-					 struct ibv_cq_init_attr_ex *attr)
+struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
+				  struct ibv_cq_init_attr_ex *attr)
 {
 	struct ibv_cq_ex *cq = pops(ctx)->create_cq_ex(ctx, attr);
 	int err;
@@ -496,7 +494,7 @@ static struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
 	return cq;
 }
 
-static int pl_destroy_cq(struct ibv_cq *cq)
+int pl_destroy_cq(struct ibv_cq *cq)
 {
 	struct ibv_context *ctx = cq->context;
 	uint32_t handle = cq->handle;
@@ -511,8 +509,8 @@ static int pl_destroy_cq(struct ibv_cq *cq)
 	return err;
 }
 
-static struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
-				      struct ibv_qp_init_attr_ex *attr)
+struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
+			       struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_qp *qp = pops(ctx)->create_qp_ex(ctx, attr);
 	struct ibv_qp_ex *qpx;
@@ -536,7 +534,7 @@ static struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
 	return qp;
 }
 
-static int pl_destroy_qp(struct ibv_qp *qp)
+int pl_destroy_qp(struct ibv_qp *qp)
 {
 	struct ibv_context *ctx = qp->context;
 	uint32_t handle = qp->handle;
@@ -550,71 +548,30 @@ static int pl_destroy_qp(struct ibv_qp *qp)
 	return err;
 }
 
-/* Point the library's ops at the plug-in's (NULL stays NULL). */
-static void fill_lib_ops(struct verbs_ops *o, const struct verbs_context_ops *p)
-{
-	o->query_device_ex = p->query_device_ex;
-	o->query_port = p->query_port;
-	o->async_event = p->async_event;
-	o->free_context = p->free_context ? p->free_context : stub_free_context;
-
-	o->alloc_pd = p->alloc_pd;
-	o->dealloc_pd = p->dealloc_pd ? p->dealloc_pd : stub_dealloc_pd;
-	o->reg_mr = p->reg_mr;
-	o->reg_dmabuf_mr = p->reg_dmabuf_mr;
-	o->rereg_mr = p->rereg_mr;
-	o->dereg_mr = p->dereg_mr ? p->dereg_mr : stub_dereg_mr;
-	o->alloc_mw = p->alloc_mw;
-	o->dealloc_mw = p->dealloc_mw;
-	o->bind_mw = p->bind_mw;
-
-	o->create_cq = p->create_cq;
-	o->create_cq_ex = p->create_cq_ex ? pl_create_cq_ex : NULL;
-	o->poll_cq = p->poll_cq;
-	o->req_notify_cq = p->req_notify_cq;
-	o->cq_event = p->cq_event;
-	o->resize_cq = p->resize_cq;
-	o->destroy_cq = p->destroy_cq ? pl_destroy_cq : stub_destroy_cq;
-
-	o->create_srq = p->create_srq;
-	o->create_srq_ex = p->create_srq_ex;
-	o->modify_srq = p->modify_srq;
-	o->query_srq = p->query_srq;
-	o->destroy_srq = p->destroy_srq ? p->destroy_srq : stub_destroy_srq;
-	o->post_srq_recv = p->post_srq_recv;
-	o->get_srq_num = p->get_srq_num;
-
-	o->create_qp = p->create_qp;
-	o->create_qp_ex = p->create_qp_ex ? pl_create_qp_ex : NULL;
-	o->query_qp = p->query_qp;
-	o->modify_qp = p->modify_qp ? p->modify_qp : stub_modify_qp;
-	o->destroy_qp = p->destroy_qp ? pl_destroy_qp : stub_destroy_qp;
-	o->post_send = p->post_send;
-	o->post_recv = p->post_recv;
-	o->query_ece = p->query_ece;
-	o->set_ece = p->set_ece;
-
-	o->create_ah = p->create_ah;
-	o->destroy_ah = p->destroy_ah ? p->destroy_ah : stub_destroy_ah;
-	o->attach_mcast = p->attach_mcast;
-	o->detach_mcast = p->detach_mcast;
-}
-
-/* An extended slot: the wrapper when the plug-in has the op. */
+/* An extended slot: the wrapper when the provider has the op. */
 #define PL_SLOT(vctx, p, slot, op, wrapper)                                  \
 	((vctx)->slot = (p)->op ? (wrapper) : NULL)
 
 /*
- * Install the public slots for the plug-in ops collected so far.  The
- * library's own wrappers (query_port, query_device_ex, create_cq_ex, ...,
- * alloc_mw) come from verbs_install_ops(); the rest are here.
+ * Install the public slots for the provider ops collected so far: the
+ * library's verbs where it checks arguments first (verbs_*.c), its
+ * guarded wrappers elsewhere.
  */
 static void install_public(struct verbs_context *vctx)
 {
-	const struct verbs_context_ops *p = &vctx->priv->plugin_ops;
+	const struct verbs_context_ops *p = &vctx->priv->ops;
 	struct ibv_context_ops *pub = &vctx->context.ops;
 
-	verbs_install_ops(vctx, &vctx->priv->ops);
+	if (p->alloc_mw) {
+		pub->alloc_mw = verbs_alloc_mw;
+		pub->dealloc_mw = verbs_dealloc_mw;
+	}
+	vctx->query_port = verbs_query_port_ext;
+	vctx->query_device_ex = verbs_query_device_ex;
+	PL_SLOT(vctx, p, create_cq_ex, create_cq_ex, verbs_create_cq_ex);
+	PL_SLOT(vctx, p, create_qp_ex, create_qp_ex, verbs_create_qp_ex);
+	PL_SLOT(vctx, p, create_srq_ex, create_srq_ex, verbs_create_srq_ex);
+	PL_SLOT(vctx, p, get_srq_num, get_srq_num, verbs_get_srq_num);
 
 	pub->poll_cq = pl_poll_cq;
 	pub->req_notify_cq = pl_req_notify_cq;
@@ -667,8 +624,11 @@ static void install_public(struct verbs_context *vctx)
 	verbs_install_compat_ops(vctx);
 }
 
-/* The table every plug-in context starts from. */
-static const struct verbs_context_ops plugin_defaults = {
+/*
+ * The table every context starts from: what a provider leaves NULL in the
+ * slots the library calls without looking stays a stub.
+ */
+static const struct verbs_context_ops provider_defaults = {
 	.poll_cq = stub_poll_cq,
 	.req_notify_cq = stub_req_notify_cq,
 	.post_send = stub_post_send,
@@ -676,6 +636,15 @@ static const struct verbs_context_ops plugin_defaults = {
 	.post_srq_recv = stub_post_srq_recv,
 	.bind_mw = stub_bind_mw,
 	.post_srq_ops = stub_post_srq_ops,
+
+	.free_context = stub_free_context,
+	.dealloc_pd = stub_dealloc_pd,
+	.dereg_mr = stub_dereg_mr,
+	.destroy_cq = stub_destroy_cq,
+	.destroy_srq = stub_destroy_srq,
+	.modify_qp = stub_modify_qp,
+	.destroy_qp = stub_destroy_qp,
+	.destroy_ah = stub_destroy_ah,
 };
 
 #define OPS_SLOTS (sizeof(struct verbs_context_ops) / sizeof(void (*)(void)))
@@ -696,7 +665,7 @@ IBV_EXPORT void verbs_set_ops(struct verbs_context *vctx,
 
 	if (!vctx || !vctx->priv || !ops)
 		return;
-	table = (char *)&vctx->priv->plugin_ops;
+	table = (char *)&vctx->priv->ops;
 	for (i = 0; i < OPS_SLOTS; i++) {
 		memcpy(&src, (const char *)ops + i * sizeof(src), sizeof(src));
 		if (!src)
@@ -704,7 +673,6 @@ IBV_EXPORT void verbs_set_ops(struct verbs_context *vctx,
 		dst = src;
 		memcpy(table + i * sizeof(dst), &dst, sizeof(dst));
 	}
-	fill_lib_ops(&vctx->priv->ops, &vctx->priv->plugin_ops);
 	install_public(vctx);
 }
 
@@ -736,8 +704,8 @@ IBV_EXPORT void *_verbs_init_and_alloc_context(struct ibv_device *device,
 		goto out_close;
 	}
 	vctx->priv->driver_id = driver_id;
-	vctx->priv->plugin_ops = plugin_defaults;
-	verbs_set_ops(vctx, &plugin_defaults);
+	vctx->priv->ops = provider_defaults;
+	install_public(vctx);
 	return drv;
 
 out_close:

@@ -84,43 +84,6 @@ void verbs_install_compat_ops(struct verbs_context *vctx)
 	vctx->ABI_placeholder2 = (void (*)(void))vctx->ibv_destroy_flow;
 }
 
-/*
- * Install a provider's ops.  The data-path slots of struct ibv_context_ops
- * that inline verbs call straight from the application get the provider's
- * functions; every other public slot gets a library wrapper that checks
- * arguments and the child guard before calling the provider.
- */
-void verbs_install_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
-{
-	struct ibv_context_ops *pub = &vctx->context.ops;
-
-	if (ops != &vctx->priv->ops)
-		vctx->priv->ops = *ops;
-
-	pub->poll_cq = ops->poll_cq;
-	pub->req_notify_cq = ops->req_notify_cq;
-	pub->post_send = ops->post_send;
-	pub->post_recv = ops->post_recv;
-	pub->post_srq_recv = ops->post_srq_recv;
-	pub->bind_mw = ops->bind_mw;
-	if (ops->alloc_mw) {
-		pub->alloc_mw = verbs_alloc_mw;
-		pub->dealloc_mw = verbs_dealloc_mw;
-	}
-
-	vctx->query_port = verbs_query_port_ext;
-	vctx->query_device_ex = verbs_query_device_ex;
-	if (ops->create_cq_ex)
-		vctx->create_cq_ex = verbs_create_cq_ex;
-	if (ops->create_qp_ex)
-		vctx->create_qp_ex = verbs_create_qp_ex;
-	if (ops->create_srq_ex)
-		vctx->create_srq_ex = verbs_create_srq_ex;
-	if (ops->get_srq_num)
-		vctx->get_srq_num = verbs_get_srq_num;
-	verbs_install_compat_ops(vctx);
-}
-
 static int open_cdev(struct ibv_device *device)
 {
 	char path[PATH_MAX];

@@ -66,7 +66,7 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 	    (attr->channel && attr->channel->context != ctx))
 		return verbs_null_errno(EINVAL);
 
-	cq = verbs_ops(ctx)->create_cq_ex(ctx, attr);
+	cq = pl_create_cq_ex(ctx, attr);
 	if (!cq)
 		return NULL;
 	cq->cq_context = attr->cq_context;
@@ -93,15 +93,13 @@ IBV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 IBV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct ibv_comp_channel *channel;
-	struct ibv_context *ctx;
 	int err;
 
 	if (!cq || !cq->context)
 		return EINVAL;
-	ctx = cq->context;
 	channel = cq->channel;
 	/* In a fork child the provider frees only its user-space copy. */
-	err = verbs_ops(ctx)->destroy_cq(cq);
+	err = pl_destroy_cq(cq);
 	if (!err)
 		channel_put(channel);
 	return err;

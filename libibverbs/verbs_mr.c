@@ -25,7 +25,7 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 					   size_t length, uint64_t iova,
 					   unsigned int access)
 {
-	const struct verbs_ops *ops;
+	const struct verbs_context_ops *ops;
 	struct verbs_fork_mr *rec = NULL;
 	struct ibv_mr *mr;
 	int err;

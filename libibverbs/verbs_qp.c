@@ -59,7 +59,7 @@ struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
 	    (!attr->pd || attr->pd->context != ctx))
 		return verbs_null_errno(EINVAL);
 
-	qp = verbs_ops(ctx)->create_qp_ex(ctx, attr);
+	qp = pl_create_qp_ex(ctx, attr);
 	if (!qp)
 		return NULL;
 	qp->qp_context = attr->qp_context;
@@ -113,7 +113,7 @@ IBV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	if (!qp || !qp->context)
 		return EINVAL;
 	/* In a fork child the provider frees only its user-space copy. */
-	return verbs_ops(qp->context)->destroy_qp(qp);
+	return pl_destroy_qp(qp);
 }
 
 IBV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
@@ -128,7 +128,7 @@ IBV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 static int mcast_membership(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid, bool attach)
 {
-	const struct verbs_ops *ops;
+	const struct verbs_context_ops *ops;
 	int err = check_qp(qp);
 
 	if (err)

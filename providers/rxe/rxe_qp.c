@@ -160,8 +160,14 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	qp->op_type = rxe_type_bit(attr->qp_type);
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+	/*
+	 * As every provider: the ibv_qp_ex is valid once its callbacks are
+	 * in, which lets the library guard them (plugin_context.c).
+	 */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		rxe_qp_ex_setup(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
 	return &qp->vqp.qp;
 }
 
