@@ -49,6 +49,25 @@ static inline void bench_print_library(void)
 	fclose(f);
 }
 
+/*
+ * An address inside the provider that serves @ctx, for dladdr(): its
+ * device ops (rdma-core's struct verbs_device, with which every
+ * provider's device starts, has them right after the struct ibv_device),
+ * or @fallback where the library leaves them unset.  Not a function
+ * pointer of an object: the library wraps every one of those, so they
+ * would name the library whichever provider serves.
+ */
+static inline const void *bench_provider_probe(struct ibv_context *ctx,
+					       const void *fallback)
+{
+	const struct {
+		struct ibv_device device;
+		const void *ops;
+	} *vdev = (const void *)ctx->device;
+
+	return vdev->ops ? vdev->ops : fallback;
+}
+
 /* A "Vm...:" line of /proc/self/status, in KiB; -1 if absent. */
 static inline long bench_status_kib(const char *field)
 {

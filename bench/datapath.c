@@ -763,11 +763,9 @@ int main(void)
 		return 1;
 	bench_print_library();
 	/*
-	 * The extended QP's work request builders (wr_send, ...) are the
-	 * provider's own functions: the library wraps a plug-in's
-	 * ibv_context_ops entries and the wr_start/wr_complete and poll
-	 * callbacks (plugin_guard.c), but not the builders.  The legacy
-	 * post_send may be a library wrapper.
+	 * The library wraps every function pointer a provider hands out
+	 * (post_send, the extended QP's builders, ...), so the provider is
+	 * told by its device's ops (bench_provider_probe()).
 	 */
 	printf("# post_send: %s\n",
 	       object_of((void *)pairs[0].a.ctx->ops.post_send));
@@ -784,7 +782,9 @@ int main(void)
 		pair_close(&pairs[1]);
 	} else {
 		printf("# provider: %s\n",
-		       object_of((void *)pairs[1].a.qpx->wr_send));
+		       object_of(bench_provider_probe(
+			       pairs[1].a.ctx,
+			       (void *)pairs[1].a.qpx->wr_send)));
 		n = 2;
 	}
 	printf("# BENCH_SECONDS per loop: %.2f\n", budget_ns / 1e9);

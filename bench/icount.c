@@ -27,7 +27,7 @@
  * Without valgrind the program runs the same operations and dumps
  * nothing; a "# valgrind:" line says which.  Like the other benchmarks it
  * prints the libibverbs.so.1 it mapped ("# library:") and the object that
- * holds the extended QP's work request builders ("# provider:").
+ * holds the provider serving the device ("# provider:").
  *
  * BENCH_IC_N1 and BENCH_IC_N2 (defaults 20 and 60) set the loop lengths,
  * BENCH_IC_WARM (default 10) the warm-up.
@@ -633,7 +633,9 @@ int main(void)
 		return 1;
 	}
 	bench_print_library();
-	printf("# provider: %s\n", object_of((void *)r.xa.qpx->wr_send));
+	printf("# provider: %s\n",
+	       object_of(bench_provider_probe(r.ctx,
+					      (void *)r.xa.qpx->wr_send)));
 	fflush(stdout);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]) && !ret; i++)
 		ret = run_row(&r, &rows[i]);
