@@ -213,6 +213,14 @@ static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
 /*
  * Library state of a context, reached through verbs_context.priv.
  */
+/*
+ * The members of ibv_qp_ex (21 in rdma-core 44), ibv_cq_ex (18) and
+ * ibv_wq (1) the child guard wraps; plugin_guard.c checks the count.
+ */
+#define VERBS_GUARD_SLOTS 40
+
+struct guard_fns;
+
 struct verbs_ex_private {
 	/* Who opened the context; first, for child_guard.h. */
 	struct verbs_owner owner;
@@ -233,13 +241,15 @@ struct verbs_ex_private {
 	struct handle_table *cb_table;
 	pthread_mutex_t cb_lock;
 	/*
-	 * The plug-in's ibv_qp_ex and ibv_cq_ex entry points while every
-	 * object of the context has the same ones, so that a wrapper calls
-	 * them without a look-up; else functions that look them up in
-	 * cb_table per object (plugin_guard.c).  Written under cb_lock.
+	 * Per member of ibv_qp_ex, ibv_cq_ex and ibv_wq, the provider's
+	 * function while every object of the context has the same one, so
+	 * that a wrapper calls it without a look-up; else a function that
+	 * looks it up in cb_table per object.  The provider's functions
+	 * themselves, interned, in guard_fns.  Written under cb_lock
+	 * (plugin_guard.c).
 	 */
-	void (*qpx_fn[3])(void);
-	void (*cqx_fn[3])(void);
+	void (*guard_fn[VERBS_GUARD_SLOTS])(void);
+	struct guard_fns *guard_fns;
 };
 
 /*

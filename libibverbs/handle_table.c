@@ -44,7 +44,6 @@ int ht_set(struct handle_table *t, uint32_t handle, const struct ht_rec *rec)
 {
 	struct ht_page **slot, *p;
 	struct ht_rec *r;
-	unsigned int i;
 
 	slot = page_slot(t, handle, true);
 	if (!slot)
@@ -62,8 +61,7 @@ int ht_set(struct handle_table *t, uint32_t handle, const struct ht_rec *rec)
 	 * and publish obj last, so that a match sees the functions stored.
 	 */
 	__atomic_store_n(&r->obj, NULL, __ATOMIC_RELEASE);
-	for (i = 0; i < sizeof(r->fn) / sizeof(r->fn[0]); i++)
-		r->fn[i] = rec->fn[i];
+	__atomic_store_n(&r->fn, rec->fn, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->obj, rec->obj, __ATOMIC_RELEASE);
 	return 0;
 }

@@ -38,13 +38,14 @@
 #define HT_LOW_HANDLES (1U << HT_DIR_SHIFT)
 #define HT_DIR_SLOTS (1U << (32 - HT_DIR_SHIFT))
 
-/* The plug-in's functions saved for one object; which ones is per type. */
+/* The provider's functions saved for one object; which ones is per type. */
 typedef void (*ht_fn)(void);
 
 struct ht_rec {
 	/* The object the record belongs to, or NULL for a free slot. */
 	const void *obj;
-	ht_fn fn[3];
+	/* Its functions, in memory the caller keeps while the table lives. */
+	const ht_fn *fn;
 };
 
 struct ht_page {

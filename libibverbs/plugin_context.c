@@ -22,9 +22,13 @@
  *    in a child the command layer sends no kernel command for them and
  *    the provider frees its user-space copy.
  *
- * What a provider can still reach directly is its own: callbacks it
- * installs in objects (ibv_qp_ex, ibv_cq_ex) and direct-verbs functions
- * (mlx5dv_*); see Documentation/provider-abi.md.
+ *  - every function pointer it installs in an object (each member of
+ *    ibv_qp_ex and ibv_cq_ex, ibv_wq's post_recv) is replaced at create
+ *    time by a wrapper with the same guard (plugin_guard.c).
+ *
+ * What an application can still reach unguarded is a plug-in's
+ * direct-verbs functions (mlx5dv_* and the like), which the library never
+ * sees; see Documentation/provider-abi.md.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,278 +1,449 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The child guard on a plug-in's object callbacks.
+ * The child guard on the functions a provider installs in its objects.
  *
- * A plug-in installs data-path functions in the objects it creates: the
- * ibv_wr_*() batch of an ibv_qp_ex, the ibv_start_poll() family of an
- * ibv_cq_ex, ibv_post_wq_recv() of an ibv_wq.  Inline verbs call them
- * straight from the application, so in a fork child they would run on the
- * parent's queues: ring its doorbell through the inherited device mapping,
- * or wait for a lock a parent thread held at fork().
+ * A provider hands the application function pointers inside the objects
+ * it creates: every member of an ibv_qp_ex (ibv_wr_start(), each builder
+ * such as ibv_wr_send(), each setter such as ibv_wr_set_sge(),
+ * ibv_wr_complete(), ibv_wr_abort()), every member of an ibv_cq_ex
+ * (ibv_start_poll(), ibv_next_poll(), ibv_end_poll(), each ibv_wc_read_*())
+ * and ibv_post_wq_recv() of an ibv_wq.  Inline verbs call them straight
+ * from the application, so in a fork child they would run on the
+ * parent's queues.  Those queues are not always private memory: a
+ * provider may map its rings from the kernel shared (librxe and the
+ * built-in rxe provider do, MAP_SHARED), and hardware providers map
+ * doorbell pages.  A child's builder or setter then writes the slot the
+ * parent published last, and a child's poll consumes the parent's
+ * completion.  So every such member is guarded, not only the ones that
+ * take locks or ring doorbells.
  *
- * When such an object is created the library saves the plug-in's entry
- * and exit points (those that take locks or ring doorbells: wr_start,
- * wr_complete, wr_abort; start_poll, next_poll, end_poll; post_recv) in
- * the context's handle table and installs its own, which refuse an
- * inherited object with one load and compare and otherwise call the
- * plug-in's function.  A plug-in such as librxe gives every object of a
- * kind the same entry points; the context keeps that set, so the wrapper
- * finds the function with one more load.  Once an object brings other
- * ones, the context's set becomes functions that look them up per object
- * in the handle table (two loads).  The accessors between
- * (ibv_wr_send(), ibv_wc_read_*() ...) are left alone: without the entry
- * point they only touch the child's private copy of the queue memory.
+ * When such an object is created the library saves the provider's
+ * functions and installs its own, one per member, listed in the tables
+ * below (a member missing from them fails the build).  In a child each
+ * one does nothing that reaches the provider: a function with a status
+ * returns EPERM (ibv_wr_complete() included, so whatever the child built
+ * is never published, and a batch the parent had started stays the
+ * parent's), a builder or setter returns, a read returns 0.  In the
+ * process that created the object they call the provider's function.
+ *
+ * Finding it costs one load: the context keeps, per member, the function
+ * every object of the context shares (a provider such as librxe gives
+ * every object of a kind the same ones).  Once an object brings another
+ * function for a member, that slot becomes a function that looks the
+ * object's own up in the handle table (two or three loads more).  Members
+ * a provider left NULL stay NULL.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ibverbs.h"
 #include "plugin_guard.h"
 
-enum {
-	QPX_START,
-	QPX_COMPLETE,
-	QPX_ABORT
-};
-enum {
-	CQX_START,
-	CQX_NEXT,
-	CQX_END
-};
-enum {
-	WQ_POST_RECV
-};
+/*
+ * The members, data-driven: for each, V(kind, name, child, params, args)
+ * when it returns nothing, @child being what it does in a fork child, and
+ * R(kind, name, type, child, params, args) when it returns a value,
+ * @child being what it returns there.  The object parameter is always "o".
+ */
+#define QPX_MEMBERS(V, R)                                                      \
+	V(qpx, wr_atomic_cmp_swp, NOTHING,                                     \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr,                \
+	   uint64_t compare, uint64_t swap),                                   \
+	  (o, rkey, raddr, compare, swap))                                     \
+	V(qpx, wr_atomic_fetch_add, NOTHING,                                   \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr, uint64_t add), \
+	  (o, rkey, raddr, add))                                               \
+	V(qpx, wr_bind_mw, NOTHING,                                            \
+	  (struct ibv_qp_ex * o, struct ibv_mw * mw, uint32_t rkey,            \
+	   const struct ibv_mw_bind_info *info),                               \
+	  (o, mw, rkey, info))                                                 \
+	V(qpx, wr_local_inv, NOTHING, (struct ibv_qp_ex * o, uint32_t rkey),   \
+	  (o, rkey))                                                           \
+	V(qpx, wr_rdma_read, NOTHING,                                          \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr),               \
+	  (o, rkey, raddr))                                                    \
+	V(qpx, wr_rdma_write, NOTHING,                                         \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr),               \
+	  (o, rkey, raddr))                                                    \
+	V(qpx, wr_rdma_write_imm, NOTHING,                                     \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr, __be32 imm),   \
+	  (o, rkey, raddr, imm))                                               \
+	V(qpx, wr_send, NOTHING, (struct ibv_qp_ex * o), (o))                  \
+	V(qpx, wr_send_imm, NOTHING, (struct ibv_qp_ex * o, __be32 imm),       \
+	  (o, imm))                                                            \
+	V(qpx, wr_send_inv, NOTHING, (struct ibv_qp_ex * o, uint32_t rkey),    \
+	  (o, rkey))                                                           \
+	V(qpx, wr_send_tso, NOTHING,                                           \
+	  (struct ibv_qp_ex * o, void *hdr, uint16_t hdr_sz, uint16_t mss),    \
+	  (o, hdr, hdr_sz, mss))                                               \
+	V(qpx, wr_set_ud_addr, NOTHING,                                        \
+	  (struct ibv_qp_ex * o, struct ibv_ah * ah, uint32_t qpn,             \
+	   uint32_t qkey),                                                     \
+	  (o, ah, qpn, qkey))                                                  \
+	V(qpx, wr_set_xrc_srqn, NOTHING,                                       \
+	  (struct ibv_qp_ex * o, uint32_t srqn), (o, srqn))                    \
+	V(qpx, wr_set_inline_data, NOTHING,                                    \
+	  (struct ibv_qp_ex * o, void *addr, size_t len), (o, addr, len))      \
+	V(qpx, wr_set_inline_data_list, NOTHING,                               \
+	  (struct ibv_qp_ex * o, size_t n, const struct ibv_data_buf *bufs),   \
+	  (o, n, bufs))                                                        \
+	V(qpx, wr_set_sge, NOTHING,                                            \
+	  (struct ibv_qp_ex * o, uint32_t lkey, uint64_t addr, uint32_t len),  \
+	  (o, lkey, addr, len))                                                \
+	V(qpx, wr_set_sge_list, NOTHING,                                       \
+	  (struct ibv_qp_ex * o, size_t n, const struct ibv_sge *sgl),         \
+	  (o, n, sgl))                                                         \
+	V(qpx, wr_start, NOTHING, (struct ibv_qp_ex * o), (o))                 \
+	R(qpx, wr_complete, int, EPERM, (struct ibv_qp_ex * o), (o))           \
+	V(qpx, wr_abort, NOTHING, (struct ibv_qp_ex * o), (o))                 \
+	V(qpx, wr_atomic_write, NOTHING,                                       \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr,                \
+	   const void *data),                                                  \
+	  (o, rkey, raddr, data))
 
-typedef void (*wr_start_fn)(struct ibv_qp_ex *qp);
-typedef int (*wr_complete_fn)(struct ibv_qp_ex *qp);
-typedef void (*wr_abort_fn)(struct ibv_qp_ex *qp);
-typedef int (*start_poll_fn)(struct ibv_cq_ex *cq,
-			     struct ibv_poll_cq_attr *attr);
-typedef int (*next_poll_fn)(struct ibv_cq_ex *cq);
-typedef void (*end_poll_fn)(struct ibv_cq_ex *cq);
-typedef int (*wq_post_recv_fn)(struct ibv_wq *wq, struct ibv_recv_wr *wr,
-			       struct ibv_recv_wr **bad_wr);
+#define CQX_READ(R, name, type) \
+	R(cqx, name, type, 0, (struct ibv_cq_ex * o), (o))
+
+#define CQX_MEMBERS(V, R)                                                    \
+	R(cqx, start_poll, int, EPERM,                                       \
+	  (struct ibv_cq_ex * o, struct ibv_poll_cq_attr * attr), (o, attr)) \
+	R(cqx, next_poll, int, EPERM, (struct ibv_cq_ex * o), (o))           \
+	V(cqx, end_poll, NOTHING, (struct ibv_cq_ex * o), (o))               \
+	CQX_READ(R, read_opcode, enum ibv_wc_opcode)                         \
+	CQX_READ(R, read_vendor_err, uint32_t)                               \
+	CQX_READ(R, read_byte_len, uint32_t)                                 \
+	CQX_READ(R, read_imm_data, __be32)                                   \
+	CQX_READ(R, read_qp_num, uint32_t)                                   \
+	CQX_READ(R, read_src_qp, uint32_t)                                   \
+	CQX_READ(R, read_wc_flags, unsigned int)                             \
+	CQX_READ(R, read_slid, uint32_t)                                     \
+	CQX_READ(R, read_sl, uint8_t)                                        \
+	CQX_READ(R, read_dlid_path_bits, uint8_t)                            \
+	CQX_READ(R, read_completion_ts, uint64_t)                            \
+	CQX_READ(R, read_cvlan, uint16_t)                                    \
+	CQX_READ(R, read_flow_tag, uint32_t)                                 \
+	V(cqx, read_tm_info, memset(tm, 0, sizeof(*tm)),                     \
+	  (struct ibv_cq_ex * o, struct ibv_wc_tm_info * tm), (o, tm))       \
+	CQX_READ(R, read_completion_wallclock_ns, uint64_t)
+
+#define WQ_MEMBERS(V, R)                               \
+	R(wq, post_recv, int, (*bad = wr, EPERM),      \
+	  (struct ibv_wq * o, struct ibv_recv_wr * wr, \
+	   struct ibv_recv_wr * *bad),                 \
+	  (o, wr, bad))
+
+/* What each kind of object is, for the generated code. */
+typedef struct ibv_qp_ex qpx_obj;
+typedef struct ibv_cq_ex cqx_obj;
+typedef struct ibv_wq wq_obj;
+#define qpx_ctx(o) ((o)->qp_base.context)
+#define qpx_handle(o) ((o)->qp_base.handle)
+#define cqx_ctx(o) ((o)->context)
+#define cqx_handle(o) ((o)->handle)
+#define wq_ctx(o) ((o)->context)
+#define wq_handle(o) ((o)->handle)
+
+#define NOTHING ((void)0)
+
+#define MEMBER_T(kind, name) __typeof__(((kind##_obj *)0)->name)
+
+/* The slot of each member in the context's shared set, kind by kind. */
+#define SLOT_OF(kind, name, ...) SLOT_##kind##_##name,
+enum {
+	QPX_MEMBERS(SLOT_OF, SLOT_OF) SLOT_QPX_END,
+	SLOT_CQX_FIRST = SLOT_QPX_END,
+	SLOT_CQX_BEFORE = SLOT_CQX_FIRST - 1,
+	CQX_MEMBERS(SLOT_OF, SLOT_OF) SLOT_CQX_END,
+	SLOT_WQ_FIRST = SLOT_CQX_END,
+	SLOT_WQ_BEFORE = SLOT_WQ_FIRST - 1,
+	WQ_MEMBERS(SLOT_OF, SLOT_OF) SLOT_WQ_END,
+};
+#define KIND_FIRST_qpx 0
+#define KIND_FIRST_cqx SLOT_CQX_FIRST
+#define KIND_FIRST_wq SLOT_WQ_FIRST
+#define SLOT(kind, name) SLOT_##kind##_##name
+#define INDEX(kind, name) (SLOT(kind, name) - KIND_FIRST_##kind)
+
+_Static_assert(SLOT_WQ_END == VERBS_GUARD_SLOTS,
+	       "driver.h sizes the shared set for every member");
 
 /*
- * The plug-in's record for @obj, found from the private state loaded
- * once for the guard too; NULL with *err EPERM for an inherited object,
- * EINVAL for one the library did not wrap.  Inlined into each wrapper.
+ * A kind's members are exactly the function pointers at the end of its
+ * struct, each once: a member added to the struct (as rdma-core adds
+ * them) and not to the table fails the build here, instead of reaching a
+ * child unguarded.
+ */
+#define ONE(...) +1
+#define QPX_FIRST \
+	((offsetof(qpx_obj, wr_flags) + sizeof(void *)) & ~(sizeof(void *) - 1))
+#define CQX_FIRST (offsetof(cqx_obj, wr_id) + sizeof(uint64_t))
+#define QPX_BIT(kind, name, ...) \
+	| (1ULL << ((offsetof(qpx_obj, name) - QPX_FIRST) / sizeof(void *)))
+#define CQX_BIT(kind, name, ...) \
+	| (1ULL << ((offsetof(cqx_obj, name) - CQX_FIRST) / sizeof(void *)))
+#define QPX_N (0 QPX_MEMBERS(ONE, ONE))
+#define CQX_N (0 CQX_MEMBERS(ONE, ONE))
+
+_Static_assert(QPX_FIRST + QPX_N * sizeof(void *) == sizeof(qpx_obj) &&
+		       (0 QPX_MEMBERS(QPX_BIT, QPX_BIT)) == (1ULL << QPX_N) - 1,
+	       "every function pointer of ibv_qp_ex is in QPX_MEMBERS once");
+_Static_assert(CQX_FIRST + CQX_N * sizeof(void *) == sizeof(cqx_obj) &&
+		       (0 CQX_MEMBERS(CQX_BIT, CQX_BIT)) == (1ULL << CQX_N) - 1,
+	       "every function pointer of ibv_cq_ex is in CQX_MEMBERS once");
+
+/*
+ * And the structs are rdma-core 44's (Debian's <infiniband/verbs.h> on
+ * LP64): a provider built against it fills in exactly these members.
+ */
+_Static_assert(sizeof(void *) != 8 ||
+		       (sizeof(qpx_obj) == 352 && sizeof(cqx_obj) == 288),
+	       "ibv_qp_ex and ibv_cq_ex have rdma-core 44's layout");
+
+/* The shared function of a slot, from the private state loaded once. */
+#define SHARED_FN(priv, kind, name)             \
+	((MEMBER_T(kind, name))__atomic_load_n( \
+		&(priv)->guard_fn[SLOT(kind, name)], __ATOMIC_RELAXED))
+
+/*
+ * The object's record in the handle table; NULL for an inherited object
+ * (and for one no longer wrapped, which only a use after destroy meets).
  */
 static inline __attribute__((always_inline)) const struct ht_rec *
-rec_of(struct ibv_context *ctx, uint32_t handle, const void *obj, int *err)
+rec_of(struct ibv_context *ctx, uint32_t handle, const void *obj)
 {
-	const struct verbs_ex_private *priv = verbs_priv(ctx);
-	const struct ht_rec *r;
-
-	if (verbs_inherited(ctx)) {
-		*err = EPERM;
+	if (verbs_inherited(ctx))
 		return NULL;
+	return ht_get(verbs_priv(ctx)->cb_table, handle, obj);
+}
+
+#define OWN_FN(r, kind, name) ((MEMBER_T(kind, name))(r)->fn[INDEX(kind, name)])
+
+/*
+ * The wrappers: the guard, then the context's shared function for the
+ * member (the provider's own, or the look-up that follows it).
+ */
+#define WRAP_V(kind, name, child, params, args)                        \
+	static void guard_##kind##_##name params                       \
+	{                                                              \
+		struct ibv_context *ctx = kind##_ctx(o);               \
+		const struct verbs_ex_private *priv = verbs_priv(ctx); \
+                                                                       \
+		if (verbs_inherited(ctx))                              \
+			child;                                         \
+		else                                                   \
+			SHARED_FN(priv, kind, name) args;              \
+	}                                                              \
+	static void lookup_##kind##_##name params                      \
+	{                                                              \
+		const struct ht_rec *r;                                \
+                                                                       \
+		r = rec_of(kind##_ctx(o), kind##_handle(o), o);        \
+		if (r)                                                 \
+			OWN_FN(r, kind, name) args;                    \
+		else                                                   \
+			child;                                         \
 	}
-	r = ht_get(priv->cb_table, handle, obj);
-	if (__builtin_expect(!r, 0))
-		*err = EINVAL;
-	return r;
-}
 
-/*
- * The look-ups, for a context whose objects do not all share one set of
- * entry points.
- */
-
-static void lookup_wr_start(struct ibv_qp_ex *qpx)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(qpx->qp_base.context, qpx->qp_base.handle, qpx, &err);
-	if (r)
-		((wr_start_fn)r->fn[QPX_START])(qpx);
-}
-
-static int lookup_wr_complete(struct ibv_qp_ex *qpx)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(qpx->qp_base.context, qpx->qp_base.handle, qpx, &err);
-	return r ? ((wr_complete_fn)r->fn[QPX_COMPLETE])(qpx) : err;
-}
-
-static void lookup_wr_abort(struct ibv_qp_ex *qpx)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(qpx->qp_base.context, qpx->qp_base.handle, qpx, &err);
-	if (r)
-		((wr_abort_fn)r->fn[QPX_ABORT])(qpx);
-}
-
-static int lookup_start_poll(struct ibv_cq_ex *cq,
-			     struct ibv_poll_cq_attr *attr)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(cq->context, cq->handle, cq, &err);
-	return r ? ((start_poll_fn)r->fn[CQX_START])(cq, attr) : err;
-}
-
-static int lookup_next_poll(struct ibv_cq_ex *cq)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(cq->context, cq->handle, cq, &err);
-	return r ? ((next_poll_fn)r->fn[CQX_NEXT])(cq) : err;
-}
-
-static void lookup_end_poll(struct ibv_cq_ex *cq)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(cq->context, cq->handle, cq, &err);
-	if (r)
-		((end_poll_fn)r->fn[CQX_END])(cq);
-}
-
-static const ht_fn qpx_lookup[3] = { (ht_fn)lookup_wr_start,
-				     (ht_fn)lookup_wr_complete,
-				     (ht_fn)lookup_wr_abort };
-static const ht_fn cqx_lookup[3] = { (ht_fn)lookup_start_poll,
-				     (ht_fn)lookup_next_poll,
-				     (ht_fn)lookup_end_poll };
-
-/*
- * The wrappers: the guard, then the context's entry point (the plug-in's
- * own, or a look-up above), from the private state loaded once.
- */
-#define GUARD_FN(priv, set, i) \
-	__atomic_load_n(&(priv)->set[i], __ATOMIC_RELAXED)
-
-/* ibv_qp_ex */
-
-static void guard_wr_start(struct ibv_qp_ex *qpx)
-{
-	const struct verbs_ex_private *priv = verbs_priv(qpx->qp_base.context);
-
-	if (!verbs_inherited(qpx->qp_base.context))
-		((wr_start_fn)GUARD_FN(priv, qpx_fn, QPX_START))(qpx);
-}
-
-static int guard_wr_complete(struct ibv_qp_ex *qpx)
-{
-	const struct verbs_ex_private *priv = verbs_priv(qpx->qp_base.context);
-
-	if (verbs_inherited(qpx->qp_base.context))
-		return EPERM;
-	return ((wr_complete_fn)GUARD_FN(priv, qpx_fn, QPX_COMPLETE))(qpx);
-}
-
-static void guard_wr_abort(struct ibv_qp_ex *qpx)
-{
-	const struct verbs_ex_private *priv = verbs_priv(qpx->qp_base.context);
-
-	if (!verbs_inherited(qpx->qp_base.context))
-		((wr_abort_fn)GUARD_FN(priv, qpx_fn, QPX_ABORT))(qpx);
-}
-
-/* ibv_cq_ex */
-
-static int guard_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
-{
-	const struct verbs_ex_private *priv = verbs_priv(cq->context);
-
-	if (verbs_inherited(cq->context))
-		return EPERM;
-	return ((start_poll_fn)GUARD_FN(priv, cqx_fn, CQX_START))(cq, attr);
-}
-
-static int guard_next_poll(struct ibv_cq_ex *cq)
-{
-	const struct verbs_ex_private *priv = verbs_priv(cq->context);
-
-	if (verbs_inherited(cq->context))
-		return EPERM;
-	return ((next_poll_fn)GUARD_FN(priv, cqx_fn, CQX_NEXT))(cq);
-}
-
-static void guard_end_poll(struct ibv_cq_ex *cq)
-{
-	const struct verbs_ex_private *priv = verbs_priv(cq->context);
-
-	if (!verbs_inherited(cq->context))
-		((end_poll_fn)GUARD_FN(priv, cqx_fn, CQX_END))(cq);
-}
-
-/* ibv_wq */
-
-static int guard_wq_post_recv(struct ibv_wq *wq, struct ibv_recv_wr *wr,
-			      struct ibv_recv_wr **bad_wr)
-{
-	const struct ht_rec *r;
-	int err;
-
-	r = rec_of(wq->context, wq->handle, wq, &err);
-	if (!r) {
-		*bad_wr = wr;
-		return err;
+#define WRAP_R(kind, name, type, child, params, args)                  \
+	static type guard_##kind##_##name params                       \
+	{                                                              \
+		struct ibv_context *ctx = kind##_ctx(o);               \
+		const struct verbs_ex_private *priv = verbs_priv(ctx); \
+                                                                       \
+		if (verbs_inherited(ctx))                              \
+			return child;                                  \
+		return SHARED_FN(priv, kind, name) args;               \
+	}                                                              \
+	static type lookup_##kind##_##name params                      \
+	{                                                              \
+		const struct ht_rec *r;                                \
+                                                                       \
+		r = rec_of(kind##_ctx(o), kind##_handle(o), o);        \
+		if (!r)                                                \
+			return child;                                  \
+		return OWN_FN(r, kind, name) args;                     \
 	}
-	return ((wq_post_recv_fn)r->fn[WQ_POST_RECV])(wq, wr, bad_wr);
-}
 
-/* Saving and restoring records, under the context's cb_lock. */
+QPX_MEMBERS(WRAP_V, WRAP_R)
+CQX_MEMBERS(WRAP_V, WRAP_R)
+WQ_MEMBERS(WRAP_V, WRAP_R)
+
+/* Per member: where it sits in the object, its wrapper and look-up. */
+struct guard_member {
+	size_t off;
+	ht_fn wrap;
+	ht_fn lookup;
+};
+
+#define MEMBER_ROW(kind, name, ...)                           \
+	[INDEX(kind, name)] = { offsetof(kind##_obj, name),   \
+				(ht_fn)guard_##kind##_##name, \
+				(ht_fn)lookup_##kind##_##name },
+
+static const struct guard_member qpx_members[] = { QPX_MEMBERS(MEMBER_ROW,
+							       MEMBER_ROW) };
+static const struct guard_member cqx_members[] = { CQX_MEMBERS(MEMBER_ROW,
+							       MEMBER_ROW) };
+static const struct guard_member wq_members[] = { WQ_MEMBERS(MEMBER_ROW,
+							     MEMBER_ROW) };
+
+struct guard_kind {
+	const struct guard_member *m;
+	unsigned int n;
+	unsigned int first; /* in the context's shared set */
+};
+
+#define KIND(kind)                                                          \
+	{                                                                   \
+		kind##_members,                                             \
+			sizeof(kind##_members) / sizeof(kind##_members[0]), \
+			KIND_FIRST_##kind                                   \
+	}
+
+static const struct guard_kind qpx_kind = KIND(qpx);
+static const struct guard_kind cqx_kind = KIND(cqx);
+static const struct guard_kind wq_kind = KIND(wq);
+
+static ht_fn *member_slot(void *obj, const struct guard_member *m)
+{
+	return (ht_fn *)((char *)obj + m->off);
+}
 
 /*
- * Keep @set the entry points every object of the context shares, or the
- * look-ups once one differs.  A reader may see a mix of the two for a
- * moment, which is right for every object published before: their
- * entry points are the shared ones, which the look-ups find too.
+ * Under cb_lock.  The provider's functions of one object, interned per
+ * context: objects with the same ones share the copy the handle table
+ * points at.  Kept until the context is freed, so that a look-up never
+ * reads a freed copy.
  */
-static void share_fns(ht_fn *set, const ht_fn *fn, const ht_fn *lookup)
-{
-	const ht_fn *use = fn;
-	int i;
+struct guard_fns {
+	struct guard_fns *next;
+	unsigned int n;
+	ht_fn fn[];
+};
 
-	if (set[0] == lookup[0])
-		return;
-	if (set[0])
-		for (i = 0; i < 3; i++)
-			if (set[i] != fn[i])
-				use = lookup;
-	for (i = 0; i < 3; i++)
-		__atomic_store_n(&set[i], use[i], __ATOMIC_RELAXED);
+static const ht_fn *intern_fns(struct verbs_ex_private *priv, const ht_fn *fn,
+			       unsigned int n)
+{
+	struct guard_fns *f;
+
+	for (f = priv->guard_fns; f; f = f->next)
+		if (f->n == n && !memcmp(f->fn, fn, n * sizeof(*fn)))
+			return f->fn;
+	f = malloc(sizeof(*f) + n * sizeof(*fn));
+	if (!f)
+		return NULL;
+	f->n = n;
+	memcpy(f->fn, fn, n * sizeof(*fn));
+	f->next = priv->guard_fns;
+	priv->guard_fns = f;
+	return f->fn;
 }
 
-static int save_rec(struct ibv_context *ctx, uint32_t handle,
-		    const struct ht_rec *rec, ht_fn *set, const ht_fn *lookup)
+/*
+ * Keep each slot of the context's shared set the provider's function
+ * every object of the context has for that member, or the look-up once
+ * one differs.  A reader may see the old value for a moment, which is
+ * right for every object published before: their function is the shared
+ * one, which the look-up finds too.
+ */
+static void share_fns(struct verbs_ex_private *priv, const struct guard_kind *k,
+		      const ht_fn *fn)
 {
-	struct verbs_ex_private *priv = verbs_priv(ctx);
-	int err = 0;
+	unsigned int i;
 
-	verbs_proc_enter();
-	pthread_mutex_lock(&priv->cb_lock);
+	for (i = 0; i < k->n; i++) {
+		ht_fn *slot = &priv->guard_fn[k->first + i];
+
+		if (!fn[i] || *slot == k->m[i].lookup || *slot == fn[i])
+			continue;
+		__atomic_store_n(slot, *slot ? k->m[i].lookup : fn[i],
+				 __ATOMIC_RELAXED);
+	}
+}
+
+/* Under cb_lock: file @rec, allocating the table with the first record. */
+static int table_set(struct verbs_ex_private *priv, uint32_t handle,
+		     const struct ht_rec *rec)
+{
 	if (!priv->cb_table) {
 		/* Readers load it only through objects created after this. */
 		priv->cb_table = calloc(1, sizeof(*priv->cb_table));
 		if (!priv->cb_table)
-			err = ENOMEM;
+			return ENOMEM;
 	}
-	if (!err)
-		err = ht_set(priv->cb_table, handle, rec);
-	if (!err && set)
-		share_fns(set, rec->fn, lookup);
-	pthread_mutex_unlock(&priv->cb_lock);
-	return err;
+	return ht_set(priv->cb_table, handle, rec);
 }
 
 /*
- * Before a plug-in destroys an object: forget its record, keeping a copy
+ * Save @obj's provider functions of kind @k and install the wrappers in
+ * every member the provider filled in.
+ */
+static int guard_obj(const struct guard_kind *k, struct ibv_context *ctx,
+		     uint32_t handle, void *obj)
+{
+	struct verbs_ex_private *priv = verbs_priv(ctx);
+	ht_fn fn[VERBS_GUARD_SLOTS];
+	struct ht_rec rec = { .obj = obj };
+	unsigned int i, filled = 0;
+	int err;
+
+	for (i = 0; i < k->n; i++) {
+		fn[i] = *member_slot(obj, &k->m[i]);
+		/* Guarded already: saving the wrappers would loop. */
+		if (fn[i] == k->m[i].wrap)
+			return 0;
+		filled += fn[i] != NULL;
+	}
+	if (!filled)
+		return 0;
+
+	verbs_proc_enter();
+	pthread_mutex_lock(&priv->cb_lock);
+	rec.fn = intern_fns(priv, fn, k->n);
+	err = rec.fn ? table_set(priv, handle, &rec) : ENOMEM;
+	if (!err)
+		share_fns(priv, k, fn);
+	pthread_mutex_unlock(&priv->cb_lock);
+	if (err)
+		return err;
+
+	for (i = 0; i < k->n; i++)
+		if (fn[i])
+			*member_slot(obj, &k->m[i]) = k->m[i].wrap;
+	return 0;
+}
+
+int verbs_guard_qp_ex(struct ibv_qp_ex *qpx)
+{
+	return guard_obj(&qpx_kind, qpx->qp_base.context, qpx->qp_base.handle,
+			 qpx);
+}
+
+int verbs_guard_cq_ex(struct ibv_cq_ex *cq)
+{
+	return guard_obj(&cqx_kind, cq->context, cq->handle, cq);
+}
+
+int verbs_guard_wq(struct ibv_wq *wq)
+{
+	return guard_obj(&wq_kind, wq->context, wq->handle, wq);
+}
+
+/*
+ * Before a provider destroys an object: forget its record, keeping a copy
  * in @saved so that a failed destroy can put it back
  * (verbs_guard_restore()).  The record never outlives the object, so a
  * new object at the same address and handle cannot find a stale one.  In
  * a fork child the table is the parent's business (and its lock may have
  * been held at fork()): it is left alone.
+ *
+ * While a member goes through the per-object look-up, another thread that
+ * uses the object between this drop and a failed destroy's restore finds
+ * no record and is refused (EPERM, or a builder that does nothing).  Using
+ * an object while destroying it is the application's bug (rdma-core
+ * documents no result for it either); the window only makes that bug
+ * fail visibly instead of reaching freed memory.
  */
 void verbs_guard_drop(struct ibv_context *ctx, uint32_t handle, const void *obj,
 		      struct ht_rec *saved)
@@ -296,71 +467,26 @@ void verbs_guard_drop(struct ibv_context *ctx, uint32_t handle, const void *obj,
 void verbs_guard_restore(struct ibv_context *ctx, uint32_t handle,
 			 const struct ht_rec *saved)
 {
-	if (saved->obj)
-		save_rec(ctx, handle, saved, NULL, NULL);
-}
+	struct verbs_ex_private *priv = verbs_priv(ctx);
 
-int verbs_guard_qp_ex(struct ibv_qp_ex *qpx)
-{
-	struct ht_rec rec = {
-		.obj = qpx,
-		.fn = { (ht_fn)qpx->wr_start, (ht_fn)qpx->wr_complete,
-			(ht_fn)qpx->wr_abort },
-	};
-	int err;
-
-	if (!qpx->wr_start || !qpx->wr_complete || !qpx->wr_abort)
-		return 0;
-	err = save_rec(qpx->qp_base.context, qpx->qp_base.handle, &rec,
-		       verbs_priv(qpx->qp_base.context)->qpx_fn, qpx_lookup);
-	if (err)
-		return err;
-	qpx->wr_start = guard_wr_start;
-	qpx->wr_complete = guard_wr_complete;
-	qpx->wr_abort = guard_wr_abort;
-	return 0;
-}
-
-int verbs_guard_cq_ex(struct ibv_cq_ex *cq)
-{
-	struct ht_rec rec = {
-		.obj = cq,
-		.fn = { (ht_fn)cq->start_poll, (ht_fn)cq->next_poll,
-			(ht_fn)cq->end_poll },
-	};
-	int err;
-
-	if (!cq->start_poll || !cq->next_poll || !cq->end_poll)
-		return 0;
-	err = save_rec(cq->context, cq->handle, &rec,
-		       verbs_priv(cq->context)->cqx_fn, cqx_lookup);
-	if (err)
-		return err;
-	cq->start_poll = guard_start_poll;
-	cq->next_poll = guard_next_poll;
-	cq->end_poll = guard_end_poll;
-	return 0;
-}
-
-int verbs_guard_wq(struct ibv_wq *wq)
-{
-	struct ht_rec rec = {
-		.obj = wq,
-		.fn = { (ht_fn)wq->post_recv },
-	};
-	int err;
-
-	if (!wq->post_recv)
-		return 0;
-	err = save_rec(wq->context, wq->handle, &rec, NULL, NULL);
-	if (err)
-		return err;
-	wq->post_recv = guard_wq_post_recv;
-	return 0;
+	if (!saved->obj)
+		return;
+	verbs_proc_enter();
+	pthread_mutex_lock(&priv->cb_lock);
+	/* The table exists and keeps its pages: this cannot fail. */
+	table_set(priv, handle, saved);
+	pthread_mutex_unlock(&priv->cb_lock);
 }
 
 void verbs_guard_table_free(struct verbs_ex_private *priv)
 {
+	struct guard_fns *f, *next;
+
+	for (f = priv->guard_fns; f; f = next) {
+		next = f->next;
+		free(f);
+	}
+	priv->guard_fns = NULL;
 	if (!priv->cb_table)
 		return;
 	ht_free(priv->cb_table);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The child guard on the callbacks a provider plug-in installs in its
- * objects (plugin_guard.c).  plugin_context.c calls these around a
- * plug-in's create and destroy ops.
+ * The child guard on the function pointers a provider installs in its
+ * objects (plugin_guard.c), for every provider whose contexts the library
+ * adapts (plugin_context.c calls these around the provider's create and
+ * destroy ops).
  */
 #ifndef IBV_PLUGIN_GUARD_H
 #define IBV_PLUGIN_GUARD_H
@@ -14,16 +15,16 @@
 #include "handle_table.h"
 
 /*
- * After a plug-in created the object: save its entry points and install
- * the library's.  0, or a positive errno with the object unchanged (the
- * caller then destroys it).
+ * After a provider created the object: save every function it filled in
+ * and install the library's wrapper in its place.  0, or a positive errno
+ * with the object unchanged (the caller then destroys it).
  */
 int verbs_guard_qp_ex(struct ibv_qp_ex *qpx) IBV_HIDDEN;
 int verbs_guard_cq_ex(struct ibv_cq_ex *cq) IBV_HIDDEN;
 int verbs_guard_wq(struct ibv_wq *wq) IBV_HIDDEN;
 
 /*
- * Around a plug-in's destroy: forget the object's record before, put it
+ * Around a provider's destroy: forget the object's record before, put it
  * back if the destroy failed.
  */
 void verbs_guard_drop(struct ibv_context *ctx, uint32_t handle, const void *obj,

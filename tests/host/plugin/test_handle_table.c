@@ -24,9 +24,13 @@ static void fn_c(void)
 {
 }
 
+/* Two sets of functions, as a caller keeps them while the table lives. */
+static const ht_fn set_a[] = { fn_a, fn_c, fn_a };
+static const ht_fn set_b[] = { fn_b, fn_c, fn_b };
+
 static struct ht_rec rec(const void *obj, ht_fn f)
 {
-	struct ht_rec r = { .obj = obj, .fn = { f, fn_c, f } };
+	struct ht_rec r = { .obj = obj, .fn = f == fn_a ? set_a : set_b };
 
 	return r;
 }
