@@ -12,7 +12,19 @@
  * consumes the parent's completion.  On this library the child is refused
  * (EPERM) before librxe runs; on Debian's the damage shows, so those
  * checks are guard checks.
+ *
+ * Not only the entry points: a builder or setter writes the send queue
+ * slot it works on, and librxe's is the slot just before its current
+ * index, which in a child is the parent's last published request, or the
+ * request the parent was building when it forked.  So the child here
+ * also calls nothing but ibv_wr_set_sge(), once while the parent's SEND
+ * waits to be retransmitted (the peer has no receive posted yet) and
+ * once in the middle of the parent's batch, and the peer must receive the
+ * parent's bytes.  Every function pointer librxe filled in must be the
+ * library's wrapper, not librxe's own.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +40,12 @@
 /* Exit status bits of the child. */
 #define CHILD_COMPLETE_REFUSED 1
 #define CHILD_POLL_REFUSED 2
+
+/* Bytes the parent and the child point their requests at. */
+#define PARENT_BYTE 0x5a
+#define CHILD_BYTE 0xcc
+#define PARENT_SRC 3072
+#define CHILD_SRC 3584
 
 struct ex_setup {
 	struct gc_pair p;
@@ -48,7 +66,8 @@ static int setup(struct ex_setup *s)
 			 .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_SEND,
 	};
 
 	if (gc_pair_open(&s->p, 0, NULL))
@@ -124,6 +143,180 @@ static void run_child(struct ex_setup *s)
 	_exit(status);
 }
 
+/*
+ * Every function pointer from @first to the end of an object of @size
+ * bytes that the provider filled in is one of the library's (so that it
+ * is guarded), not the provider's.
+ */
+static bool all_wrapped(const void *obj, size_t first, size_t size)
+{
+	Dl_info lib, fn;
+	void (*f)(void);
+	size_t off;
+	bool ok = true;
+
+	if (!dladdr((void *)ibv_get_device_list, &lib))
+		return false;
+	for (off = first; off + sizeof(f) <= size; off += sizeof(f)) {
+		memcpy(&f, (const char *)obj + off, sizeof(f));
+		if (!f)
+			continue;
+		if (!dladdr((void *)f, &fn) || fn.dli_fbase != lib.dli_fbase) {
+			gc_diag("member at offset %zu is %s's", off,
+				fn.dli_fname ? fn.dli_fname : "?");
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+static void check_wrapped(struct ex_setup *s)
+{
+	size_t qpx_first = offsetof(struct ibv_qp_ex, wr_flags) +
+			   sizeof(s->qx->wr_flags);
+	size_t cqx_first = offsetof(struct ibv_cq_ex, wr_id) +
+			   sizeof(s->cqx->wr_id);
+
+	qpx_first = (qpx_first + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
+	gc_guard(all_wrapped(s->qx, qpx_first, sizeof(*s->qx)),
+		 "every ibv_qp_ex member librxe filled in is guarded");
+	gc_guard(all_wrapped(s->cqx, cqx_first, sizeof(*s->cqx)),
+		 "every ibv_cq_ex member librxe filled in is guarded");
+}
+
+/* The peer's receive: 64 bytes at @off of b, its completion on cq_b. */
+static bool peer_received(struct ex_setup *s, size_t off, uint8_t byte)
+{
+	struct ibv_wc wc;
+	int i;
+
+	if (gc_poll(s->p.cq_b, 1, &wc, GC_TIMEOUT_MS) != 1 ||
+	    wc.status != IBV_WC_SUCCESS || wc.byte_len != 64)
+		return false;
+	for (i = 0; i < 64; i++)
+		if (s->b.addr[off + i] != byte)
+			return false;
+	return true;
+}
+
+static void wait_child(pid_t pid, int *wstatus)
+{
+	*wstatus = -1;
+	if (pid > 0)
+		waitpid(pid, wstatus, 0);
+}
+
+/*
+ * The parent's SEND is in flight, retransmitted while the peer has no
+ * receive posted; the child only sets a scatter entry.
+ */
+static void test_setter_during_retransmit(struct ex_setup *s)
+{
+	int wstatus;
+	pid_t pid;
+
+	memset(s->b.addr, 0, 4096);
+	ibv_wr_start(s->qx);
+	s->qx->wr_id = 10;
+	s->qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(s->qx);
+	ibv_wr_set_sge(s->qx, s->a.mr->lkey, (uintptr_t)s->a.addr + PARENT_SRC,
+		       64);
+	if (!gc_ok(!ibv_wr_complete(s->qx), "parent: SEND, no receive yet"))
+		return;
+	usleep(100000);
+
+	pid = fork();
+	if (pid == 0) {
+		ibv_wr_set_sge(s->qx, s->a.mr->lkey,
+			       (uintptr_t)s->a.addr + CHILD_SRC, 64);
+		_exit(0);
+	}
+	wait_child(pid, &wstatus);
+	gc_ok(WIFEXITED(wstatus), "child: ibv_wr_set_sge() only, exited");
+	usleep(100000);
+
+	gc_ok(!gc_post_recv(s->p.qp_b, &s->b, 0, 64, 11),
+	      "peer: receive posted");
+	gc_guard(peer_received(s, 0, PARENT_BYTE),
+		 "peer received the parent's bytes, not the child's setter's");
+	gc_ok(poll_ex(s->cqx, (uint64_t[1]){}, 1, GC_TIMEOUT_MS) == 1,
+	      "parent: the SEND completed");
+}
+
+/*
+ * The parent's batch, left open: an RDMA WRITE of its 64 bytes to b+off.
+ */
+static void start_parent_batch(struct ex_setup *s, uint64_t wr_id, size_t off)
+{
+	memset(s->b.addr, 0, 4096);
+	ibv_wr_start(s->qx);
+	s->qx->wr_id = wr_id;
+	s->qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(s->qx, s->b.mr->rkey, (uintptr_t)s->b.addr + off);
+	ibv_wr_set_sge(s->qx, s->a.mr->lkey, (uintptr_t)s->a.addr + PARENT_SRC,
+		       64);
+}
+
+/* fork() in the middle of the parent's batch; the child sets an entry. */
+static void test_setter_mid_batch(struct ex_setup *s)
+{
+	uint64_t id = 0;
+	int wstatus, i;
+	bool parents = true;
+	pid_t pid;
+
+	start_parent_batch(s, 20, 512);
+
+	pid = fork();
+	if (pid == 0) {
+		ibv_wr_set_sge(s->qx, s->a.mr->lkey,
+			       (uintptr_t)s->a.addr + CHILD_SRC, 64);
+		_exit(0);
+	}
+	wait_child(pid, &wstatus);
+	gc_ok(WIFEXITED(wstatus), "child: ibv_wr_set_sge() mid-batch, exited");
+
+	gc_ok(!ibv_wr_complete(s->qx), "parent: completes its batch");
+	gc_guard(poll_ex(s->cqx, &id, 1, GC_TIMEOUT_MS) == 1 && id == 20,
+		 "parent: its completion, not one the child made");
+	for (i = 0; i < 64; i++)
+		parents &= s->b.addr[512 + i] == PARENT_BYTE;
+	gc_guard(parents, "peer got the parent's bytes, not the child's");
+}
+
+/*
+ * fork() in the middle of the parent's batch; the child completes it, the
+ * parent aborts it.
+ */
+static void test_complete_mid_batch(struct ex_setup *s)
+{
+	uint64_t id = 0;
+	int wstatus, i;
+	bool untouched = true;
+	pid_t pid;
+
+	start_parent_batch(s, 30, 256);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(ibv_wr_complete(s->qx) == EPERM ? 0 : 1);
+	wait_child(pid, &wstatus);
+	gc_guard(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0,
+		 "child: ibv_wr_complete() of the parent's batch is EPERM");
+
+	ibv_wr_abort(s->qx);
+	usleep(200000);
+	for (i = 0; i < 64; i++)
+		untouched &= s->b.addr[256 + i] == 0;
+	gc_guard(untouched, "the batch the parent aborted never ran");
+
+	gc_ok(!write_batch(s, 31, 128), "parent: a batch after the abort");
+	gc_ok(poll_ex(s->cqx, &id, 1, GC_TIMEOUT_MS) == 1,
+	      "parent: one completion");
+	gc_guard(id == 31, "it is the new batch's, none for the aborted one");
+}
+
 int main(void)
 {
 	struct ex_setup s = {};
@@ -137,6 +330,9 @@ int main(void)
 		   strerror(errno)))
 		goto out;
 	gc_ok(gc_librxe_mapped(), "rxe0 is served by librxe-rdmav34.so");
+	check_wrapped(&s);
+	memset(s.a.addr + PARENT_SRC, PARENT_BYTE, 64);
+	memset(s.a.addr + CHILD_SRC, CHILD_BYTE, 64);
 
 	gc_ok(!write_batch(&s, 1, 0), "parent: a batch before fork()");
 	n = poll_ex(s.cqx, ids, 1, GC_TIMEOUT_MS);
@@ -179,6 +375,10 @@ int main(void)
 	for (i = 0, theirs = false; i < 64; i++)
 		theirs |= s.b.addr[1024 + i] != 0;
 	gc_guard(!theirs, "the child's RDMA WRITE never reached the peer");
+
+	test_setter_during_retransmit(&s);
+	test_setter_mid_batch(&s);
+	test_complete_mid_batch(&s);
 
 out:
 	gc_buf_free(&s.a);
