@@ -211,16 +211,17 @@ static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
 }
 
 /*
- * Library state of a context, reached through verbs_context.priv.
+ * The members of ibv_qp_ex (21 in rdma-core 44), ibv_cq_ex (18), ibv_wq
+ * (1) and ibv_dm (2) the child guard wraps; plugin_guard.c checks the
+ * count.
  */
-/*
- * The members of ibv_qp_ex (21 in rdma-core 44), ibv_cq_ex (18) and
- * ibv_wq (1) the child guard wraps; plugin_guard.c checks the count.
- */
-#define VERBS_GUARD_SLOTS 40
+#define VERBS_GUARD_SLOTS 42
 
 struct guard_fns;
 
+/*
+ * Library state of a context, reached through verbs_context.priv.
+ */
 struct verbs_ex_private {
 	/* Who opened the context; first, for child_guard.h. */
 	struct verbs_owner owner;
@@ -241,12 +242,12 @@ struct verbs_ex_private {
 	struct handle_table *cb_table;
 	pthread_mutex_t cb_lock;
 	/*
-	 * Per member of ibv_qp_ex, ibv_cq_ex and ibv_wq, the provider's
-	 * function while every object of the context has the same one, so
-	 * that a wrapper calls it without a look-up; else a function that
-	 * looks it up in cb_table per object.  The provider's functions
-	 * themselves, interned, in guard_fns.  Written under cb_lock
-	 * (plugin_guard.c).
+	 * Per member of ibv_qp_ex, ibv_cq_ex, ibv_wq and ibv_dm, the
+	 * provider's function while every object of the context has the
+	 * same one, so that a wrapper calls it without a look-up; else a
+	 * function that looks it up in cb_table per object.  The
+	 * provider's functions themselves, interned, in guard_fns.
+	 * Written under cb_lock (plugin_guard.c).
 	 */
 	void (*guard_fn[VERBS_GUARD_SLOTS])(void);
 	struct guard_fns *guard_fns;

@@ -23,8 +23,9 @@
  *    the provider frees its user-space copy.
  *
  *  - every function pointer it installs in an object (each member of
- *    ibv_qp_ex and ibv_cq_ex, ibv_wq's post_recv) is replaced at create
- *    time by a wrapper with the same guard (plugin_guard.c).
+ *    ibv_qp_ex and ibv_cq_ex, ibv_wq's post_recv, ibv_dm's copy
+ *    functions) is replaced at create time by a wrapper with the same
+ *    guard (plugin_guard.c).
  *
  * What an application can still reach unguarded is a plug-in's
  * direct-verbs functions (mlx5dv_* and the like), which the library never
@@ -311,14 +312,35 @@ static struct ibv_mr *pl_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 static struct ibv_dm *pl_alloc_dm(struct ibv_context *ctx,
 				  struct ibv_alloc_dm_attr *attr)
 {
+	struct ibv_dm *dm;
+	int err;
+
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->alloc_dm(ctx, attr);
+	dm = pops(ctx)->alloc_dm(ctx, attr);
+	if (!dm)
+		return NULL;
+	/* Its copy functions write device memory the parent shares. */
+	err = verbs_guard_dm(dm);
+	if (err) {
+		pops(ctx)->free_dm(dm);
+		return verbs_null_errno(err);
+	}
+	return dm;
 }
 
 static int pl_free_dm(struct ibv_dm *dm)
 {
-	return pops(dm->context)->free_dm(dm);
+	struct ibv_context *ctx = dm->context;
+	uint32_t handle = dm->handle;
+	struct ht_rec saved;
+	int err;
+
+	verbs_guard_drop(ctx, handle, dm, &saved);
+	err = pops(ctx)->free_dm(dm);
+	if (err)
+		verbs_guard_restore(ctx, handle, &saved);
+	return err;
 }
 
 static int pl_modify_flow_action_esp(struct ibv_flow_action *action,

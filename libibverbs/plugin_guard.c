@@ -2,20 +2,20 @@
 /*
  * The child guard on the functions a provider installs in its objects.
  *
- * A provider hands the application function pointers inside the objects
- * it creates: every member of an ibv_qp_ex (ibv_wr_start(), each builder
- * such as ibv_wr_send(), each setter such as ibv_wr_set_sge(),
- * ibv_wr_complete(), ibv_wr_abort()), every member of an ibv_cq_ex
- * (ibv_start_poll(), ibv_next_poll(), ibv_end_poll(), each ibv_wc_read_*())
- * and ibv_post_wq_recv() of an ibv_wq.  Inline verbs call them straight
- * from the application, so in a fork child they would run on the
- * parent's queues.  Those queues are not always private memory: a
- * provider may map its rings from the kernel shared (librxe and the
- * built-in rxe provider do, MAP_SHARED), and hardware providers map
- * doorbell pages.  A child's builder or setter then writes the slot the
- * parent published last, and a child's poll consumes the parent's
- * completion.  So every such member is guarded, not only the ones that
- * take locks or ring doorbells.
+ * A provider hands the application function pointers inside the objects it
+ * creates: every member of an ibv_qp_ex (ibv_wr_start(), each builder such
+ * as ibv_wr_send(), each setter such as ibv_wr_set_sge(), ibv_wr_complete(),
+ * ibv_wr_abort()), every member of an ibv_cq_ex (ibv_start_poll(),
+ * ibv_next_poll(), ibv_end_poll(), each ibv_wc_read_*()), ibv_post_wq_recv()
+ * of an ibv_wq and the copy functions of an ibv_dm (device memory, mapped
+ * from the device and shared with a child).  Inline verbs call them straight
+ * from the application, so in a fork child they would run on the parent's
+ * queues.  Those queues are not always private memory: a provider may map
+ * its rings from the kernel shared (librxe and the built-in rxe provider do,
+ * MAP_SHARED), and hardware providers map doorbell pages.  A child's builder
+ * or setter then writes the slot the parent published last, and a child's
+ * poll consumes the parent's completion.  So every such member is guarded,
+ * not only the ones that take locks or ring doorbells.
  *
  * When such an object is created the library saves the provider's
  * functions and installs its own, one per member, listed in the tables
@@ -133,16 +133,27 @@
 	   struct ibv_recv_wr * *bad),                 \
 	  (o, wr, bad))
 
+#define DM_MEMBERS(V, R)                                                   \
+	R(dm, memcpy_to_dm, int, EPERM,                                    \
+	  (struct ibv_dm * o, uint64_t off, const void *host, size_t len), \
+	  (o, off, host, len))                                             \
+	R(dm, memcpy_from_dm, int, EPERM,                                  \
+	  (void *host, struct ibv_dm *o, uint64_t off, size_t len),        \
+	  (host, o, off, len))
+
 /* What each kind of object is, for the generated code. */
 typedef struct ibv_qp_ex qpx_obj;
 typedef struct ibv_cq_ex cqx_obj;
 typedef struct ibv_wq wq_obj;
+typedef struct ibv_dm dm_obj;
 #define qpx_ctx(o) ((o)->qp_base.context)
 #define qpx_handle(o) ((o)->qp_base.handle)
 #define cqx_ctx(o) ((o)->context)
 #define cqx_handle(o) ((o)->handle)
 #define wq_ctx(o) ((o)->context)
 #define wq_handle(o) ((o)->handle)
+#define dm_ctx(o) ((o)->context)
+#define dm_handle(o) ((o)->handle)
 
 #define NOTHING ((void)0)
 
@@ -158,14 +169,18 @@ enum {
 	SLOT_WQ_FIRST = SLOT_CQX_END,
 	SLOT_WQ_BEFORE = SLOT_WQ_FIRST - 1,
 	WQ_MEMBERS(SLOT_OF, SLOT_OF) SLOT_WQ_END,
+	SLOT_DM_FIRST = SLOT_WQ_END,
+	SLOT_DM_BEFORE = SLOT_DM_FIRST - 1,
+	DM_MEMBERS(SLOT_OF, SLOT_OF) SLOT_DM_END,
 };
 #define KIND_FIRST_qpx 0
 #define KIND_FIRST_cqx SLOT_CQX_FIRST
 #define KIND_FIRST_wq SLOT_WQ_FIRST
+#define KIND_FIRST_dm SLOT_DM_FIRST
 #define SLOT(kind, name) SLOT_##kind##_##name
 #define INDEX(kind, name) (SLOT(kind, name) - KIND_FIRST_##kind)
 
-_Static_assert(SLOT_WQ_END == VERBS_GUARD_SLOTS,
+_Static_assert(SLOT_DM_END == VERBS_GUARD_SLOTS,
 	       "driver.h sizes the shared set for every member");
 
 /*
@@ -191,6 +206,11 @@ _Static_assert(QPX_FIRST + QPX_N * sizeof(void *) == sizeof(qpx_obj) &&
 _Static_assert(CQX_FIRST + CQX_N * sizeof(void *) == sizeof(cqx_obj) &&
 		       (0 CQX_MEMBERS(CQX_BIT, CQX_BIT)) == (1ULL << CQX_N) - 1,
 	       "every function pointer of ibv_cq_ex is in CQX_MEMBERS once");
+
+/* ibv_dm's two copy functions sit between its context and comp_mask. */
+_Static_assert(offsetof(dm_obj, memcpy_to_dm) == sizeof(void *) &&
+		       offsetof(dm_obj, comp_mask) == 3 * sizeof(void *),
+	       "every function pointer of ibv_dm is in DM_MEMBERS");
 
 /*
  * And the structs are rdma-core 44's (Debian's <infiniband/verbs.h> on
@@ -268,6 +288,7 @@ rec_of(struct ibv_context *ctx, uint32_t handle, const void *obj)
 QPX_MEMBERS(WRAP_V, WRAP_R)
 CQX_MEMBERS(WRAP_V, WRAP_R)
 WQ_MEMBERS(WRAP_V, WRAP_R)
+DM_MEMBERS(WRAP_V, WRAP_R)
 
 /* Per member: where it sits in the object, its wrapper and look-up. */
 struct guard_member {
@@ -281,12 +302,20 @@ struct guard_member {
 				(ht_fn)guard_##kind##_##name, \
 				(ht_fn)lookup_##kind##_##name },
 
-static const struct guard_member qpx_members[] = { QPX_MEMBERS(MEMBER_ROW,
-							       MEMBER_ROW) };
-static const struct guard_member cqx_members[] = { CQX_MEMBERS(MEMBER_ROW,
-							       MEMBER_ROW) };
-static const struct guard_member wq_members[] = { WQ_MEMBERS(MEMBER_ROW,
-							     MEMBER_ROW) };
+/* clang-format off */
+static const struct guard_member qpx_members[] = {
+	QPX_MEMBERS(MEMBER_ROW, MEMBER_ROW)
+};
+static const struct guard_member cqx_members[] = {
+	CQX_MEMBERS(MEMBER_ROW, MEMBER_ROW)
+};
+static const struct guard_member wq_members[] = {
+	WQ_MEMBERS(MEMBER_ROW, MEMBER_ROW)
+};
+static const struct guard_member dm_members[] = {
+	DM_MEMBERS(MEMBER_ROW, MEMBER_ROW)
+};
+/* clang-format on */
 
 struct guard_kind {
 	const struct guard_member *m;
@@ -304,6 +333,7 @@ struct guard_kind {
 static const struct guard_kind qpx_kind = KIND(qpx);
 static const struct guard_kind cqx_kind = KIND(cqx);
 static const struct guard_kind wq_kind = KIND(wq);
+static const struct guard_kind dm_kind = KIND(dm);
 
 static ht_fn *member_slot(void *obj, const struct guard_member *m)
 {
@@ -428,6 +458,11 @@ int verbs_guard_cq_ex(struct ibv_cq_ex *cq)
 int verbs_guard_wq(struct ibv_wq *wq)
 {
 	return guard_obj(&wq_kind, wq->context, wq->handle, wq);
+}
+
+int verbs_guard_dm(struct ibv_dm *dm)
+{
+	return guard_obj(&dm_kind, dm->context, dm->handle, dm);
 }
 
 /*

@@ -22,6 +22,7 @@
 int verbs_guard_qp_ex(struct ibv_qp_ex *qpx) IBV_HIDDEN;
 int verbs_guard_cq_ex(struct ibv_cq_ex *cq) IBV_HIDDEN;
 int verbs_guard_wq(struct ibv_wq *wq) IBV_HIDDEN;
+int verbs_guard_dm(struct ibv_dm *dm) IBV_HIDDEN;
 
 /*
  * Around a provider's destroy: forget the object's record before, put it
