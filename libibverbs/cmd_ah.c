@@ -64,6 +64,10 @@ int vcmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 
 int vcmd_destroy_ah(struct ibv_ah *ah)
 {
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(ah->context))
+		return 0;
+
 	return destroy_ah_handle(ah->context, ah->handle);
 }
 
@@ -85,7 +89,5 @@ IBV_EXPORT int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 
 IBV_EXPORT int ibv_cmd_destroy_ah(struct ibv_ah *ah)
 {
-	if (verbs_inherited_strict(ah->context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_ah(ah));
 }

@@ -160,6 +160,10 @@ int vcmd_destroy_cq(struct ibv_cq *cq)
 	struct ib_uverbs_destroy_cq_resp resp = {};
 	int err;
 
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(cq->context))
+		return 0;
+
 	err = destroy_cq_handle(cq->context, cq->handle, &resp);
 	if (err)
 		return err;
@@ -350,8 +354,6 @@ IBV_EXPORT int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 
 IBV_EXPORT int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
-	if (verbs_inherited_strict(cq->context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_cq(cq));
 }
 

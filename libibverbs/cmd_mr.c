@@ -201,6 +201,10 @@ int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 
 int vcmd_dereg_mr(struct verbs_mr *vmr)
 {
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(vmr->ibv_mr.context))
+		return 0;
+
 	return dereg_mr_handle(vmr->ibv_mr.context, vmr->ibv_mr.handle);
 }
 
@@ -290,8 +294,6 @@ IBV_EXPORT int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags,
 
 IBV_EXPORT int ibv_cmd_dereg_mr(struct verbs_mr *vmr)
 {
-	if (verbs_inherited_strict(vmr->ibv_mr.context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_dereg_mr(vmr));
 }
 

@@ -44,6 +44,10 @@ int vcmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 
 int vcmd_dealloc_mw(struct ibv_mw *mw)
 {
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(mw->context))
+		return 0;
+
 	return dealloc_mw_handle(mw->context, mw->handle);
 }
 
@@ -66,7 +70,5 @@ IBV_EXPORT int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 
 IBV_EXPORT int ibv_cmd_dealloc_mw(struct ibv_mw *mw)
 {
-	if (verbs_inherited_strict(mw->context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_dealloc_mw(mw));
 }

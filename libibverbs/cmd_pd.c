@@ -38,6 +38,10 @@ int vcmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
 
 int vcmd_dealloc_pd(struct ibv_pd *pd)
 {
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(pd->context))
+		return 0;
+
 	return dealloc_pd_handle(pd->context, pd->handle);
 }
 
@@ -59,7 +63,5 @@ IBV_EXPORT int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 
 IBV_EXPORT int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 {
-	if (verbs_inherited_strict(pd->context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_dealloc_pd(pd));
 }

@@ -525,6 +525,10 @@ int vcmd_destroy_qp(struct ibv_qp *qp)
 	struct ib_uverbs_destroy_qp_resp resp = {};
 	int err;
 
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(qp->context))
+		return 0;
+
 	err = destroy_qp_handle(qp->context, qp->handle, &resp);
 	if (err)
 		return err;
@@ -991,8 +995,6 @@ IBV_EXPORT int ibv_cmd_modify_qp_ex(struct ibv_qp *qp,
 
 IBV_EXPORT int ibv_cmd_destroy_qp(struct ibv_qp *qp)
 {
-	if (verbs_inherited_strict(qp->context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_qp(qp));
 }
 

@@ -223,6 +223,10 @@ int vcmd_destroy_srq(struct ibv_srq *srq)
 	struct ib_uverbs_destroy_srq_resp resp = {};
 	int err;
 
+	/* In a fork child the kernel object is the parent's: send nothing. */
+	if (verbs_inherited_strict(srq->context))
+		return 0;
+
 	err = destroy_srq_handle(srq->context, srq->handle, &resp);
 	if (err)
 		return err;
@@ -296,8 +300,6 @@ IBV_EXPORT int ibv_cmd_query_srq(struct ibv_srq *srq,
 
 IBV_EXPORT int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 {
-	if (verbs_inherited_strict(srq->context))
-		return 0;
 	return vcmd_destroy_errno(vcmd_destroy_srq(srq));
 }
 

@@ -40,11 +40,9 @@ int rxe_dealloc_pd(struct ibv_pd *pd)
 {
 	int err;
 
-	if (!verbs_inherited_strict(pd->context)) {
-		err = vcmd_dealloc_pd(pd);
-		if (err)
-			return err;
-	}
+	err = vcmd_dealloc_pd(pd);
+	if (err)
+		return err;
 	free(container_of(pd, struct verbs_pd, pd));
 	return 0;
 }
@@ -84,11 +82,9 @@ int rxe_dereg_mr(struct verbs_mr *vmr)
 {
 	int err;
 
-	if (!verbs_inherited_strict(vmr->ibv_mr.context)) {
-		err = vcmd_dereg_mr(vmr);
-		if (err)
-			return err;
-	}
+	err = vcmd_dereg_mr(vmr);
+	if (err)
+		return err;
 	free(vmr);
 	return 0;
 }
@@ -122,11 +118,9 @@ int rxe_dealloc_mw(struct ibv_mw *mw)
 {
 	int err;
 
-	if (!verbs_inherited_strict(mw->context)) {
-		err = vcmd_dealloc_mw(mw);
-		if (err)
-			return err;
-	}
+	err = vcmd_dealloc_mw(mw);
+	if (err)
+		return err;
 	free(container_of(mw, struct verbs_mw, mw));
 	return 0;
 }
@@ -236,11 +230,9 @@ int rxe_destroy_ah(struct ibv_ah *ah)
 {
 	int err;
 
-	if (!verbs_inherited_strict(ah->context)) {
-		err = vcmd_destroy_ah(ah);
-		if (err)
-			return err;
-	}
+	err = vcmd_destroy_ah(ah);
+	if (err)
+		return err;
 	free(to_rah(ah));
 	return 0;
 }

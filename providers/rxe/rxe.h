@@ -60,8 +60,9 @@ struct rxe_ah {
  * few dozen instructions and never a system call on the data path (the
  * send doorbell is rung after the unlock; resize, which does call the
  * kernel, takes the CQ or SRQ lock only on the control path).  A fork
- * child never takes the lock of an inherited object: every op that locks
- * first refuses such an object (the child guard), so a lock a parent
+ * child never takes the lock of an inherited object: the library refuses
+ * such an object before any op that locks runs (its child guard wraps
+ * every data-path function this provider installs), so a lock a parent
  * thread held at fork() time is never waited on, whether the child ran
  * atfork handlers or not.  Objects the child creates get fresh locks.
  */

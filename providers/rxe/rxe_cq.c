@@ -117,10 +117,6 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	uint32_t cons, prod;
 	int n;
 
-	if (verbs_inherited(ibcq->context)) {
-		errno = EPERM;
-		return -EPERM;
-	}
 	if (rxe_cq_empty(cq))
 		return 0;
 
@@ -140,8 +136,6 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 int rxe_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	if (verbs_inherited(ibcq->context))
-		return EPERM;
 	return vcmd_req_notify_cq(ibcq, solicited_only);
 }
 
@@ -177,8 +171,6 @@ static int rxe_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	struct rxe_cq *cq = to_rcq_ex(ibcq);
 	int err;
 
-	if (verbs_inherited(ibcq->context))
-		return EPERM;
 	if (attr->comp_mask)
 		return EINVAL;
 	if (rxe_cq_empty(cq))
@@ -446,11 +438,9 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 	struct rxe_cq *cq = to_rcq(ibcq);
 	int err;
 
-	if (!verbs_inherited_strict(ibcq->context)) {
-		err = vcmd_destroy_cq(ibcq);
-		if (err)
-			return err;
-	}
+	err = vcmd_destroy_cq(ibcq);
+	if (err)
+		return err;
 	rxe_ring_unmap(&cq->ring);
 	rxe_cq_free(cq);
 	return 0;

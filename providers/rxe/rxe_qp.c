@@ -215,11 +215,9 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 	struct rxe_qp *qp = to_rqp(ibqp);
 	int err;
 
-	if (!verbs_inherited_strict(ibqp->context)) {
-		err = vcmd_destroy_qp(ibqp);
-		if (err)
-			return err;
-	}
+	err = vcmd_destroy_qp(ibqp);
+	if (err)
+		return err;
 	rxe_qp_free(qp);
 	return 0;
 }
@@ -227,10 +225,6 @@ int rxe_destroy_qp(struct ibv_qp *ibqp)
 int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
-	if (verbs_inherited(ibqp->context)) {
-		*bad_wr = wr;
-		return EPERM;
-	}
 	/*
 	 * As rdma-core 44's librxe: an empty list is EINVAL, and so is a QP
 	 * in RESET, whose receive queue the kernel empties on the next

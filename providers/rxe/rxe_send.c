@@ -358,10 +358,6 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t prod, cons, start, length;
 	int err = 0, dberr;
 
-	if (verbs_inherited(ibqp->context)) {
-		*bad_wr = wr;
-		return EPERM;
-	}
 	if (!wr || !rxe_sq_open(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
@@ -408,8 +404,6 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 	struct rxe_send_wqe *wqe;
 	uint32_t prod, cons;
 
-	if (verbs_inherited(ibqp->context))
-		return EPERM;
 	if (mw->type != IBV_MW_TYPE_1 || !rxe_op_lookup(qp, IBV_WR_BIND_MW) ||
 	    !rxe_sq_open(ibqp))
 		return EINVAL;
@@ -439,8 +433,9 @@ int rxe_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
  * batch and rings the doorbell, wr_abort drops it.  The first error sticks:
  * later calls do nothing and wr_complete reports it, posting nothing.
  *
- * In a fork child wr_start records EPERM without locking, so no builder
- * writes into the ring the child shares with its parent.
+ * None of them runs in a fork child: the library's wrappers refuse an
+ * inherited QP first, so no builder writes into the ring the child shares
+ * with its parent.
  */
 
 static struct rxe_send_wqe *rxe_batch_new(struct ibv_qp_ex *qpx,
@@ -495,11 +490,6 @@ static void rxe_wr_start(struct ibv_qp_ex *qpx)
 	struct rxe_qp *qp = to_rqp_ex(qpx);
 
 	qp->batch_wqe = NULL;
-	if (verbs_inherited(qpx->qp_base.context)) {
-		qp->batch_err = EPERM;
-		qp->batch_locked = false;
-		return;
-	}
 	rxe_lock(&qp->sq.lock);
 	qp->batch_locked = true;
 	qp->batch_err = 0;

@@ -114,11 +114,9 @@ int rxe_destroy_srq(struct ibv_srq *ibsrq)
 {
 	int err;
 
-	if (!verbs_inherited_strict(ibsrq->context)) {
-		err = vcmd_destroy_srq(ibsrq);
-		if (err)
-			return err;
-	}
+	err = vcmd_destroy_srq(ibsrq);
+	if (err)
+		return err;
 	rxe_srq_free(to_rsrq(ibsrq));
 	return 0;
 }
@@ -151,9 +149,5 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 int rxe_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
-	if (verbs_inherited(ibsrq->context)) {
-		*bad_wr = wr;
-		return EPERM;
-	}
 	return rxe_wq_post_recv(&to_rsrq(ibsrq)->rq, wr, bad_wr);
 }
