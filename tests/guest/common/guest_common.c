@@ -513,6 +513,35 @@ int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms)
 	return got;
 }
 
+int gc_poll_ex(struct ibv_cq_ex *cq, int n, uint64_t *wr_ids, int timeout_ms)
+{
+	long deadline = gc_now_ms() + timeout_ms;
+	struct ibv_poll_cq_attr attr = {};
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_start_poll(cq, &attr);
+		if (r == ENOENT) {
+			if (gc_now_ms() > deadline)
+				break;
+			usleep(200);
+			continue;
+		}
+		if (r) {
+			gc_diag("ibv_start_poll returned %d", r);
+			return -1;
+		}
+		/*
+		 * One entry per ibv_start_poll(): librxe 44's ibv_end_poll()
+		 * after an ibv_next_poll() that found nothing consumes one
+		 * entry too many.
+		 */
+		wr_ids[got++] = cq->status == IBV_WC_SUCCESS ? cq->wr_id : 0;
+		ibv_end_poll(cq);
+	}
+	return got;
+}
+
 int gc_post_recv(struct ibv_qp *qp, struct gc_buf *buf, size_t off,
 		 uint32_t len, uint64_t wr_id)
 {

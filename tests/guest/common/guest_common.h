@@ -49,6 +49,8 @@
  *
  * Completions: gc_poll() waits (busy, then sleeping) up to GC_TIMEOUT_MS
  * for n completions and returns how many arrived, or -1 on a poll error.
+ * gc_poll_ex() does the same on an extended CQ with ibv_start_poll(),
+ * giving the wr_ids (0 for a completion with an error status).
  */
 #ifndef GUEST_COMMON_H
 #define GUEST_COMMON_H
@@ -182,6 +184,7 @@ void gc_pair_close(struct gc_pair *p);
 
 /* Completions */
 int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms);
+int gc_poll_ex(struct ibv_cq_ex *cq, int n, uint64_t *wr_ids, int timeout_ms);
 
 /* Posting shorthands: one SGE, 0 or an errno. */
 int gc_post_recv(struct ibv_qp *qp, struct gc_buf *buf, size_t off,
