@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -102,4 +104,56 @@ int fx_send_batch(struct fx *x, uint64_t wr_id, size_t off, uint32_t len,
 {
 	fx_batch_open(x, wr_id, off, len, inl);
 	return ibv_wr_complete(x->qx);
+}
+
+int fx_shared_find(struct fx_shared *s)
+{
+	char line[512], perm[8], path[256];
+	unsigned long lo, hi;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi,
+			   perm, path) < 3)
+			continue;
+		if (strncmp(path, "/dev/infiniband/uverbs", 22) ||
+		    perm[0] != 'r' || perm[3] != 's' || s->n == FX_MAX_SHARED)
+			continue;
+		s->r[s->n].addr = (uint8_t *)lo;
+		s->r[s->n].len = hi - lo;
+		s->r[s->n].copy = malloc(hi - lo);
+		if (!s->r[s->n].copy)
+			break;
+		s->n++;
+	}
+	fclose(f);
+	return s->n;
+}
+
+void fx_shared_save(struct fx_shared *s)
+{
+	for (int i = 0; i < s->n; i++)
+		memcpy(s->r[i].copy, s->r[i].addr, s->r[i].len);
+}
+
+size_t fx_shared_changed(const struct fx_shared *s)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < s->n; i++)
+		for (size_t j = 0; j < s->r[i].len; j++)
+			n += s->r[i].copy[j] != s->r[i].addr[j];
+	return n;
+}
+
+void fx_shared_free(struct fx_shared *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->r[i].copy);
+	memset(s, 0, sizeof(*s));
 }

@@ -201,8 +201,9 @@ int fp_run(enum fp_kind kind, void (*fn)(void *), void *arg, const char *what)
 	close(p[0]);
 	status = fu_wait(pid);
 	if (status == 128 + SIGALRM)
-		gc_diag("%s: the process made by %s hung, killed after %d s",
-			what, fp_kind_name(kind), FP_WATCHDOG);
+		gc_diag("%s: the process made by %s hung, killed by its "
+			"watchdog",
+			what, fp_kind_name(kind));
 	return status;
 }
 

@@ -10,7 +10,8 @@
  *   fp_run(kind, fn, arg, what)
  *       starts a child of @kind (FP_FORK: fork(); FP_UFORK: _Fork(), no
  *       atfork handler runs; FP_CLONE: a raw clone(2) with SIGCHLD, what
- *       glibc knows nothing about), which arms a watchdog (alarm), runs
+ *       glibc knows nothing about), which arms a watchdog (alarm of
+ *       FP_WATCHDOG seconds; @fn may arm a shorter one), runs
  *       fn(arg) with its checks going to the parent, and _exits 0.  The
  *       parent prints the child's checks as they come and returns the
  *       child's status as fu_wait() does (128 + SIGALRM on a hang).
