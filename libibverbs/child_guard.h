@@ -6,7 +6,7 @@
  * member of the library's private state, set up by verbs_init_context()).
  * Every layer that must refuse an inherited object asks the one predicate
  * below: the verbs, the command layer, the provider wrappers
- * (plugin_context.c, plugin_guard.c) and the built-in provider.  This
+ * (provider_context.c, provider_guard.c) and the built-in provider.  This
  * header sits below all of them: it needs only the public context layout
  * and the process token (fork.h, fork_guard.c).
  */

@@ -14,7 +14,7 @@
 #include "cmd_transport.h"
 
 /*
- * Set by plug-ins (and from the environment, plugin_context.c) that want
+ * Set by plug-ins (and from the environment, provider_context.c) that want
  * a destroy on a disassociated device, which the kernel answers with EIO,
  * to count as done: the object is gone with the device.
  */

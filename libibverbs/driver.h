@@ -25,7 +25,7 @@
  * structs.
  *
  * What the library does around a provider's ops is the same for every
- * provider (plugin_context.c): the public verbs check arguments and the
+ * provider (provider_context.c): the public verbs check arguments and the
  * fork child guard, then call the context's ops table; the slots an
  * application reaches without a library function in between (the data
  * path of struct ibv_context_ops, the extended slots of struct
@@ -212,7 +212,7 @@ static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
 
 /*
  * The members of ibv_qp_ex (21 in rdma-core 44), ibv_cq_ex (18), ibv_wq
- * (1) and ibv_dm (2) the child guard wraps; plugin_guard.c checks the
+ * (1) and ibv_dm (2) the child guard wraps; provider_guard.c checks the
  * count.
  */
 #define VERBS_GUARD_SLOTS 42
@@ -227,7 +227,7 @@ struct verbs_ex_private {
 	struct verbs_owner owner;
 	/*
 	 * The provider's ops as verbs_set_ops() collected them, completed
-	 * with stubs where a verb calls without looking (plugin_context.c).
+	 * with stubs where a verb calls without looking (provider_context.c).
 	 * The public verbs call through it after their checks.
 	 */
 	struct verbs_context_ops ops;
@@ -236,7 +236,7 @@ struct verbs_ex_private {
 	uint32_t driver_id;
 	/*
 	 * A plug-in's object callbacks the library wrapped
-	 * (plugin_guard.c): allocated at the first such object, written
+	 * (provider_guard.c): allocated at the first such object, written
 	 * under cb_lock, read without it.
 	 */
 	struct handle_table *cb_table;
@@ -247,7 +247,7 @@ struct verbs_ex_private {
 	 * same one, so that a wrapper calls it without a look-up; else a
 	 * function that looks it up in cb_table per object.  The
 	 * provider's functions themselves, interned, in guard_fns.
-	 * Written under cb_lock (plugin_guard.c).
+	 * Written under cb_lock (provider_guard.c).
 	 */
 	void (*guard_fn[VERBS_GUARD_SLOTS])(void);
 	struct guard_fns *guard_fns;

@@ -33,14 +33,14 @@ bool verbs_fill_ibv_device(struct ibv_device *dev,
  * verbs_plugin_next() walks the registered providers without a lock
  * (start with *iter NULL), the built-in ones first, and sets *builtin for
  * those; verbs_bind_plugin() lets the first matching provider allocate
- * the device of a new record (plugin_device.c).
+ * the device of a new record (provider_match.c).
  */
 void verbs_plugins_load(void) IBV_HIDDEN;
 const struct verbs_device_ops *verbs_plugin_next(const void **iter,
 						 bool *builtin) IBV_HIDDEN;
 bool verbs_bind_plugin(struct verbs_device *vdev) IBV_HIDDEN;
 /*
- * Open or import a context with the device's provider (plugin_context.c).
+ * Open or import a context with the device's provider (provider_context.c).
  * The provider owns cmd_fd from the call on, and closes it when it fails.
  */
 struct ibv_context *verbs_provider_open(struct verbs_device *vdev, int cmd_fd,
@@ -49,7 +49,7 @@ struct ibv_context *verbs_provider_import(struct verbs_device *vdev,
 					  int cmd_fd) IBV_HIDDEN;
 /*
  * The library's hooks around the provider's constructors and destructors
- * of objects with callbacks of their own (plugin_context.c): the public
+ * of objects with callbacks of their own (provider_context.c): the public
  * verbs call these instead of the ops table's entries.
  */
 struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,

@@ -4,7 +4,7 @@
  *
  * Every /sys/class/infiniband_verbs/uverbsN is a device user space can
  * open.  Each is matched to a provider of the registry, built-in or
- * plug-in (plugin_device.c), by the kernel driver that serves it, which
+ * plug-in (provider_match.c), by the kernel driver that serves it, which
  * RDMA netlink reports, or by its name or parent device.  The library
  * keeps one struct verbs_device per uverbs device across scans, so the
  * pointers ibv_get_device_list() hands out stay stable while the device

@@ -14,8 +14,8 @@
  *
  * This is the library's one provider interface: the built-in providers
  * implement it as the plug-ins do, and the library registers, matches,
- * opens and wraps both alike (plugin_load.c, plugin_device.c,
- * plugin_context.c; see Documentation/provider-abi.md).
+ * opens and wraps both alike (plugin_load.c, provider_match.c,
+ * provider_context.c; see Documentation/provider-abi.md).
  *
  * Where upstream's name is free it is kept, as a plug-in's source and
  * symbols use it.  upstream's struct verbs_device is the library's own
@@ -320,7 +320,7 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
 			      struct verbs_sysfs_dev *sysfs_dev,
 			      const char *fnfmt, ...) VERBS_LOG_FMT(4, 5);
 
-/* Contexts (plugin_context.c) */
+/* Contexts (provider_context.c) */
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
 				    struct verbs_context *context_offset,

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "ibverbs.h"
-#include "plugin_guard.h"
+#include "provider_guard.h"
 
 int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
 		       int cmd_fd)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The child guard on the function pointers a provider installs in its
- * objects (plugin_guard.c), for every provider whose contexts the library
- * adapts (plugin_context.c calls these around the provider's create and
+ * objects (provider_guard.c), for every provider whose contexts the library
+ * adapts (provider_context.c calls these around the provider's create and
  * destroy ops).
  */
-#ifndef IBV_PLUGIN_GUARD_H
-#define IBV_PLUGIN_GUARD_H
+#ifndef IBV_PROVIDER_GUARD_H
+#define IBV_PROVIDER_GUARD_H
 
 #include <infiniband/verbs.h>
 #include <stdint.h>
@@ -36,4 +36,4 @@ void verbs_guard_restore(struct ibv_context *ctx, uint32_t handle,
 /* At context teardown. */
 void verbs_guard_table_free(struct verbs_ex_private *priv) IBV_HIDDEN;
 
-#endif /* IBV_PLUGIN_GUARD_H */
+#endif /* IBV_PROVIDER_GUARD_H */

@@ -25,7 +25,7 @@
  *  - every function pointer it installs in an object (each member of
  *    ibv_qp_ex and ibv_cq_ex, ibv_wq's post_recv, ibv_dm's copy
  *    functions) is replaced at create time by a wrapper with the same
- *    guard (plugin_guard.c).
+ *    guard (provider_guard.c).
  *
  * What an application can still reach unguarded is a plug-in's
  * direct-verbs functions (mlx5dv_* and the like), which the library never
@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "ibverbs.h"
-#include "plugin_guard.h"
+#include "provider_guard.h"
 
 /*
  * verbs_allow_disassociate_destroy (defined with the command layer that
@@ -500,7 +500,7 @@ static int pl_close_xrcd(struct ibv_xrcd *xrcd)
 
 /*
  * Objects with callbacks of their own: the library's wrappers go in at
- * create time (plugin_guard.c), and come out before the provider frees
+ * create time (provider_guard.c), and come out before the provider frees
  * the object.  The public verbs (verbs_cq.c, verbs_qp.c) call these after
  * checking arguments and the child guard.
  */
@@ -746,7 +746,7 @@ out_close:
  * wrote a data-path slot itself instead of through verbs_set_ops() is
  * taken in too, so the wrappers stay in front of it.
  */
-static struct ibv_context *plugin_context_done(struct verbs_context *vctx)
+static struct ibv_context *provider_context_done(struct verbs_context *vctx)
 {
 	struct verbs_context_ops direct = {};
 	struct ibv_context_ops *pub;
@@ -776,7 +776,7 @@ struct ibv_context *verbs_provider_open(struct verbs_device *vdev, int cmd_fd,
 	struct ibv_device *dev = verbs_dev_ibv(vdev);
 
 	/* The provider owns cmd_fd now and closes it if it fails. */
-	return plugin_context_done(
+	return provider_context_done(
 		vdev->ops->alloc_context(dev, cmd_fd, private_data));
 }
 
@@ -786,7 +786,7 @@ struct ibv_context *verbs_provider_import(struct verbs_device *vdev, int cmd_fd)
 
 	if (!vdev->ops->import_context)
 		return verbs_null_errno(EOPNOTSUPP);
-	ctx = plugin_context_done(
+	ctx = provider_context_done(
 		vdev->ops->import_context(verbs_dev_ibv(vdev), cmd_fd));
 	if (ctx)
 		verbs_priv(ctx)->imported = true;

@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "ibverbs.h"
-#include "plugin_guard.h"
+#include "provider_guard.h"
 
 /*
  * The members, data-driven: for each, V(kind, name, child, params, args)
