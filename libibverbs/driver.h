@@ -273,7 +273,7 @@ _Static_assert(offsetof(struct verbs_ex_private, owner) == 0,
 	       "child_guard.h finds the owner at the private state");
 
 /*
- * Context helpers (verbs_context.c).  verbs_init_context(), called by
+ * Context helpers (provider_context.c).  verbs_init_context(), called by
  * _verbs_init_and_alloc_context(), takes a device reference and sets up
  * the library's part of a context; verbs_uninit_context(), rdma-core's
  * exported function, undoes it and closes cmd_fd and async_fd, so a

@@ -21,11 +21,6 @@ void verbs_device_get(struct verbs_device *vdev) IBV_HIDDEN;
 void verbs_device_put(struct verbs_device *vdev) IBV_HIDDEN;
 /* Free a record now: its plug-in device (uninit_device), then itself. */
 void verbs_device_free(struct verbs_device *vdev) IBV_HIDDEN;
-enum ibv_transport_type verbs_transport_of(enum ibv_node_type type)
-	IBV_HIDDEN;
-/* Names, paths and types of a struct ibv_device from the sysfs record. */
-bool verbs_fill_ibv_device(struct ibv_device *dev,
-			   const struct verbs_sysfs_dev *s) IBV_HIDDEN;
 
 /*
  * The provider registry.  verbs_plugins_load() reads the configuration and
@@ -47,18 +42,6 @@ struct ibv_context *verbs_provider_open(struct verbs_device *vdev, int cmd_fd,
 					void *private_data) IBV_HIDDEN;
 struct ibv_context *verbs_provider_import(struct verbs_device *vdev,
 					  int cmd_fd) IBV_HIDDEN;
-/*
- * The library's hooks around the provider's constructors and destructors
- * of objects with callbacks of their own (provider_context.c): the public
- * verbs call these instead of the ops table's entries.
- */
-struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
-				  struct ibv_cq_init_attr_ex *attr) IBV_HIDDEN;
-int pl_destroy_cq(struct ibv_cq *cq) IBV_HIDDEN;
-struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
-			       struct ibv_qp_init_attr_ex *attr) IBV_HIDDEN;
-int pl_destroy_qp(struct ibv_qp *qp) IBV_HIDDEN;
-
 /*
  * The library's messages, printed only when VERBS_LOG_LEVEL asks for
  * their level (verbs_log.c).

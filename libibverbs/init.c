@@ -60,46 +60,6 @@ static int read_sysfs_int(const char *dir, const char *file, int *val)
 	return 0;
 }
 
-enum ibv_transport_type verbs_transport_of(enum ibv_node_type type)
-{
-	switch (type) {
-	case IBV_NODE_CA:
-	case IBV_NODE_SWITCH:
-	case IBV_NODE_ROUTER:
-		return IBV_TRANSPORT_IB;
-	case IBV_NODE_RNIC:
-		return IBV_TRANSPORT_IWARP;
-	case IBV_NODE_USNIC:
-		return IBV_TRANSPORT_USNIC;
-	case IBV_NODE_USNIC_UDP:
-		return IBV_TRANSPORT_USNIC_UDP;
-	case IBV_NODE_UNSPECIFIED:
-		return IBV_TRANSPORT_UNSPECIFIED;
-	default:
-		return IBV_TRANSPORT_UNKNOWN;
-	}
-}
-
-/*
- * Fill the names, paths and types of @dev from the sysfs record; false
- * when one does not fit.
- */
-bool verbs_fill_ibv_device(struct ibv_device *dev,
-			   const struct verbs_sysfs_dev *s)
-{
-	dev->node_type = s->node_type;
-	dev->transport_type = verbs_transport_of(s->node_type);
-	return snprintf(dev->name, sizeof(dev->name), "%s", s->ibdev_name) <
-		       (int)sizeof(dev->name) &&
-	       snprintf(dev->dev_name, sizeof(dev->dev_name), "%s",
-			s->sysfs_name) < (int)sizeof(dev->dev_name) &&
-	       snprintf(dev->dev_path, sizeof(dev->dev_path),
-			"%s/class/infiniband_verbs/%s", ibv_get_sysfs_path(),
-			s->sysfs_name) < (int)sizeof(dev->dev_path) &&
-	       snprintf(dev->ibdev_path, sizeof(dev->ibdev_path), "%s",
-			s->ibdev_path) < (int)sizeof(dev->ibdev_path);
-}
-
 /* The uverbs device's char device number, from its "dev" attribute. */
 static int read_cdev(const char *dir, dev_t *cdev)
 {

@@ -59,6 +59,80 @@ __attribute__((constructor)) static void disassoc_init(void)
 		env_on("MLX4_DEVICE_FATAL_CLEANUP");
 }
 
+/*
+ * The library's part of every context, set up before the provider fills
+ * its own (verbs_init_context(), from _verbs_init_and_alloc_context())
+ * and undone by verbs_uninit_context(), which the provider calls.
+ */
+int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
+		       int cmd_fd)
+{
+	struct ibv_context *ctx = &vctx->context;
+	struct verbs_ex_private *priv;
+
+	/* Opening and importing alike: RDMAV_FORK_SAFE applies here too. */
+	verbs_fork_setup();
+	priv = calloc(1, sizeof(*priv));
+	if (!priv)
+		return ENOMEM;
+
+	priv->owner.proc_token = verbs_proc_enter();
+	priv->owner.pid = getpid();
+	pthread_mutex_init(&priv->cb_lock, NULL);
+
+	vctx->priv = priv;
+	vctx->sz = sizeof(*vctx);
+	ctx->device = verbs_dev_ibv(vdev);
+	ctx->cmd_fd = cmd_fd;
+	ctx->async_fd = -1;
+	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	pthread_mutex_init(&ctx->mutex, NULL);
+	verbs_device_get(vdev);
+	return 0;
+}
+
+/*
+ * rdma-core's semantics: the context's descriptors go with it.  Closing
+ * them touches only this process's file table, so the same teardown is
+ * right in a fork child: the parent's open file descriptions, and with
+ * them its kernel objects, stay alive.
+ */
+IBV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
+{
+	struct ibv_context *ctx = &vctx->context;
+
+	if (ctx->cmd_fd >= 0)
+		close(ctx->cmd_fd);
+	ctx->cmd_fd = -1;
+	if (ctx->async_fd >= 0)
+		close(ctx->async_fd);
+	ctx->async_fd = -1;
+	pthread_mutex_destroy(&ctx->mutex);
+	verbs_device_put(verbs_get_device(ctx->device));
+	verbs_guard_table_free(vctx->priv);
+	pthread_mutex_destroy(&vctx->priv->cb_lock);
+	free(vctx->priv);
+	vctx->priv = NULL;
+}
+
+/*
+ * The slots rdma-core 44 fills on every context after the provider's
+ * alloc_context (facts: its device.c, set_lib_ops()): binaries built
+ * against libibverbs 1.1 call query_device and query_port through the
+ * _compat_ slots, and those built against 1.1.8 find create_flow and
+ * destroy_flow in the two placeholders.  Called after each change of the
+ * flow slots, so the placeholders always mirror them.
+ */
+void verbs_install_compat_ops(struct verbs_context *vctx)
+{
+	struct ibv_context_ops *pub = &vctx->context.ops;
+
+	pub->_compat_query_device = ibv_query_device;
+	pub->_compat_query_port = ibv_query_port;
+	vctx->ABI_placeholder1 = (void (*)(void))vctx->ibv_create_flow;
+	vctx->ABI_placeholder2 = (void (*)(void))vctx->ibv_destroy_flow;
+}
+
 static inline const struct verbs_context_ops *pops(struct ibv_context *ctx)
 {
 	return &verbs_priv(ctx)->ops;
@@ -496,82 +570,6 @@ static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
 static int pl_close_xrcd(struct ibv_xrcd *xrcd)
 {
 	return pops(xrcd->context)->close_xrcd(xrcd);
-}
-
-/*
- * Objects with callbacks of their own: the library's wrappers go in at
- * create time (provider_guard.c), and come out before the provider frees
- * the object.  The public verbs (verbs_cq.c, verbs_qp.c) call these after
- * checking arguments and the child guard.
- */
-struct ibv_cq_ex *pl_create_cq_ex(struct ibv_context *ctx,
-				  struct ibv_cq_init_attr_ex *attr)
-{
-	struct ibv_cq_ex *cq = pops(ctx)->create_cq_ex(ctx, attr);
-	int err;
-
-	if (!cq)
-		return NULL;
-	err = verbs_guard_cq_ex(cq);
-	if (err) {
-		pops(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
-		return verbs_null_errno(err);
-	}
-	return cq;
-}
-
-int pl_destroy_cq(struct ibv_cq *cq)
-{
-	struct ibv_context *ctx = cq->context;
-	uint32_t handle = cq->handle;
-	struct ht_rec saved;
-	int err;
-
-	/* A CQ made by create_cq has no record: nothing is dropped. */
-	verbs_guard_drop(ctx, handle, cq, &saved);
-	err = pops(ctx)->destroy_cq(cq);
-	if (err)
-		verbs_guard_restore(ctx, handle, &saved);
-	return err;
-}
-
-struct ibv_qp *pl_create_qp_ex(struct ibv_context *ctx,
-			       struct ibv_qp_init_attr_ex *attr)
-{
-	struct ibv_qp *qp = pops(ctx)->create_qp_ex(ctx, attr);
-	struct ibv_qp_ex *qpx;
-	int err;
-
-	/*
-	 * Only a QP created with send ops whose plug-in marked its
-	 * ibv_qp_ex valid (VERBS_QP_EX) has callbacks an application can
-	 * reach.
-	 */
-	if (!qp || !(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
-		return qp;
-	qpx = ibv_qp_to_qp_ex(qp);
-	if (!qpx)
-		return qp;
-	err = verbs_guard_qp_ex(qpx);
-	if (err) {
-		pops(ctx)->destroy_qp(qp);
-		return verbs_null_errno(err);
-	}
-	return qp;
-}
-
-int pl_destroy_qp(struct ibv_qp *qp)
-{
-	struct ibv_context *ctx = qp->context;
-	uint32_t handle = qp->handle;
-	struct ht_rec saved;
-	int err;
-
-	verbs_guard_drop(ctx, handle, qp, &saved);
-	err = pops(ctx)->destroy_qp(qp);
-	if (err)
-		verbs_guard_restore(ctx, handle, &saved);
-	return err;
 }
 
 /* An extended slot: the wrapper when the provider has the op. */

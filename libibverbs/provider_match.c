@@ -74,6 +74,46 @@ match_name(const struct verbs_device_ops *ops, const struct verbs_sysfs_dev *s)
 	return match_table_alias(ops, alias);
 }
 
+static enum ibv_transport_type verbs_transport_of(enum ibv_node_type type)
+{
+	switch (type) {
+	case IBV_NODE_CA:
+	case IBV_NODE_SWITCH:
+	case IBV_NODE_ROUTER:
+		return IBV_TRANSPORT_IB;
+	case IBV_NODE_RNIC:
+		return IBV_TRANSPORT_IWARP;
+	case IBV_NODE_USNIC:
+		return IBV_TRANSPORT_USNIC;
+	case IBV_NODE_USNIC_UDP:
+		return IBV_TRANSPORT_USNIC_UDP;
+	case IBV_NODE_UNSPECIFIED:
+		return IBV_TRANSPORT_UNSPECIFIED;
+	default:
+		return IBV_TRANSPORT_UNKNOWN;
+	}
+}
+
+/*
+ * Fill the names, paths and types of @dev from the sysfs record; false
+ * when one does not fit.
+ */
+static bool verbs_fill_ibv_device(struct ibv_device *dev,
+				  const struct verbs_sysfs_dev *s)
+{
+	dev->node_type = s->node_type;
+	dev->transport_type = verbs_transport_of(s->node_type);
+	return snprintf(dev->name, sizeof(dev->name), "%s", s->ibdev_name) <
+		       (int)sizeof(dev->name) &&
+	       snprintf(dev->dev_name, sizeof(dev->dev_name), "%s",
+			s->sysfs_name) < (int)sizeof(dev->dev_name) &&
+	       snprintf(dev->dev_path, sizeof(dev->dev_path),
+			"%s/class/infiniband_verbs/%s", ibv_get_sysfs_path(),
+			s->sysfs_name) < (int)sizeof(dev->dev_path) &&
+	       snprintf(dev->ibdev_path, sizeof(dev->ibdev_path), "%s",
+			s->ibdev_path) < (int)sizeof(dev->ibdev_path);
+}
+
 /* The parent device's modalias, read once per device. */
 static const struct verbs_match_ent *
 match_modalias(const struct verbs_device_ops *ops, struct verbs_sysfs_dev *s)

@@ -4,6 +4,7 @@
  * verbs.h and served by the provider directly.
  */
 #include "ibverbs.h"
+#include "provider_guard.h"
 
 /*
  * A channel counts the CQs that use it.  Atomics rather than ctx->mutex:
@@ -53,6 +54,42 @@ IBV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe,
 #define CQ_INIT_ATTR_MASK_SUPPORTED                                          \
 	(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
 
+/*
+ * An extended CQ's callbacks reach the application only through the
+ * library's wrappers (provider_guard.c): they go in when the provider has
+ * made the CQ and come out before it frees it.
+ */
+static struct ibv_cq_ex *create_cq_guarded(struct ibv_context *ctx,
+					   struct ibv_cq_init_attr_ex *attr)
+{
+	struct ibv_cq_ex *cq = verbs_ops(ctx)->create_cq_ex(ctx, attr);
+	int err;
+
+	if (!cq)
+		return NULL;
+	err = verbs_guard_cq_ex(cq);
+	if (err) {
+		verbs_ops(ctx)->destroy_cq(ibv_cq_ex_to_cq(cq));
+		return verbs_null_errno(err);
+	}
+	return cq;
+}
+
+static int destroy_cq_guarded(struct ibv_cq *cq)
+{
+	struct ibv_context *ctx = cq->context;
+	uint32_t handle = cq->handle;
+	struct ht_rec saved;
+	int err;
+
+	/* A CQ made by create_cq has no record: nothing is dropped. */
+	verbs_guard_drop(ctx, handle, cq, &saved);
+	err = verbs_ops(ctx)->destroy_cq(cq);
+	if (err)
+		verbs_guard_restore(ctx, handle, &saved);
+	return err;
+}
+
 struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 				     struct ibv_cq_init_attr_ex *attr)
 {
@@ -66,7 +103,7 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 	    (attr->channel && attr->channel->context != ctx))
 		return verbs_null_errno(EINVAL);
 
-	cq = pl_create_cq_ex(ctx, attr);
+	cq = create_cq_guarded(ctx, attr);
 	if (!cq)
 		return NULL;
 	cq->cq_context = attr->cq_context;
@@ -99,7 +136,7 @@ IBV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 		return EINVAL;
 	channel = cq->channel;
 	/* In a fork child the provider frees only its user-space copy. */
-	err = pl_destroy_cq(cq);
+	err = destroy_cq_guarded(cq);
 	if (!err)
 		channel_put(channel);
 	return err;

@@ -5,6 +5,7 @@
  * provider directly.
  */
 #include "ibverbs.h"
+#include "provider_guard.h"
 
 static struct verbs_qp *to_vqp(struct ibv_qp *qp)
 {
@@ -24,6 +25,50 @@ static bool cq_belongs(struct ibv_cq *cq, struct ibv_context *ctx)
 	return !cq || cq->context == ctx;
 }
 
+IBV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	if (qp && (to_vqp(qp)->comp_mask & VERBS_QP_EX))
+		return &to_vqp(qp)->qp_ex;
+	return NULL;
+}
+
+/*
+ * A QP its provider marked extended (VERBS_QP_EX, as rdma-core's
+ * providers do for a QP created with send ops) hands the application the
+ * members of its ibv_qp_ex; they reach it only through the library's
+ * wrappers (provider_guard.c), which go in when the provider has made the
+ * QP and come out before it frees it.  The library never marks a QP
+ * itself: members the provider did not fill must not become reachable.
+ */
+static struct ibv_qp *guard_new_qp(struct ibv_context *ctx, struct ibv_qp *qp)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	int err;
+
+	if (!qpx)
+		return qp;
+	err = verbs_guard_qp_ex(qpx);
+	if (err) {
+		verbs_ops(ctx)->destroy_qp(qp);
+		return verbs_null_errno(err);
+	}
+	return qp;
+}
+
+static int destroy_qp_guarded(struct ibv_qp *qp)
+{
+	struct ibv_context *ctx = qp->context;
+	uint32_t handle = qp->handle;
+	struct ht_rec saved;
+	int err;
+
+	verbs_guard_drop(ctx, handle, qp, &saved);
+	err = verbs_ops(ctx)->destroy_qp(qp);
+	if (err)
+		verbs_guard_restore(ctx, handle, &saved);
+	return err;
+}
+
 IBV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 					struct ibv_qp_init_attr *attr)
 {
@@ -39,7 +84,7 @@ IBV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	if (!verbs_ops(ctx)->create_qp)
 		return verbs_null_errno(EOPNOTSUPP);
 
-	qp = verbs_ops(ctx)->create_qp(pd, attr);
+	qp = guard_new_qp(ctx, verbs_ops(ctx)->create_qp(pd, attr));
 	if (qp)
 		qp->qp_context = attr->qp_context;
 	return qp;
@@ -59,20 +104,10 @@ struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
 	    (!attr->pd || attr->pd->context != ctx))
 		return verbs_null_errno(EINVAL);
 
-	qp = pl_create_qp_ex(ctx, attr);
-	if (!qp)
-		return NULL;
-	qp->qp_context = attr->qp_context;
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
-		to_vqp(qp)->comp_mask |= VERBS_QP_EX;
+	qp = guard_new_qp(ctx, verbs_ops(ctx)->create_qp_ex(ctx, attr));
+	if (qp)
+		qp->qp_context = attr->qp_context;
 	return qp;
-}
-
-IBV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	if (qp && (to_vqp(qp)->comp_mask & VERBS_QP_EX))
-		return &to_vqp(qp)->qp_ex;
-	return NULL;
 }
 
 IBV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -113,7 +148,7 @@ IBV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	if (!qp || !qp->context)
 		return EINVAL;
 	/* In a fork child the provider frees only its user-space copy. */
-	return pl_destroy_qp(qp);
+	return destroy_qp_guarded(qp);
 }
 
 IBV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,

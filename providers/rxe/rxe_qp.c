@@ -162,7 +162,7 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	qp->op_type = rxe_type_bit(attr->qp_type);
 	/*
 	 * As every provider: the ibv_qp_ex is valid once its callbacks are
-	 * in, which lets the library guard them (provider_context.c).
+	 * in, which lets the library guard them (verbs_qp.c).
 	 */
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		rxe_qp_ex_setup(qp, attr->send_ops_flags);
