@@ -328,7 +328,7 @@ static int pl_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			uint32_t num_sges)
 {
 	if (verbs_refuse_ctx(pd->context))
-		return EPERM;
+		return errno;
 	return pops(pd->context)->advise_mr(pd, advice, flags, sg_list,
 					    num_sges);
 }
@@ -345,7 +345,7 @@ static int pl_read_counters(struct ibv_counters *counters,
 			    uint32_t flags)
 {
 	if (verbs_refuse_ctx(counters->context))
-		return EPERM;
+		return errno;
 	return pops(counters->context)->read_counters(counters, counters_value,
 						      ncounters, flags);
 }
@@ -355,7 +355,7 @@ static int pl_attach_counters_point_flow(struct ibv_counters *counters,
 					 struct ibv_flow *flow)
 {
 	if (verbs_refuse_ctx(counters->context))
-		return EPERM;
+		return errno;
 	return pops(counters->context)->attach_counters_point_flow(counters,
 								   attr, flow);
 }
@@ -421,7 +421,7 @@ static int pl_modify_flow_action_esp(struct ibv_flow_action *action,
 				     struct ibv_flow_action_esp_attr *attr)
 {
 	if (verbs_refuse_ctx(action->context))
-		return EPERM;
+		return errno;
 	return pops(action->context)->modify_flow_action_esp(action, attr);
 }
 
@@ -443,7 +443,7 @@ static int pl_modify_qp_rate_limit(struct ibv_qp *qp,
 				   struct ibv_qp_rate_limit_attr *attr)
 {
 	if (verbs_refuse_ctx(qp->context))
-		return EPERM;
+		return errno;
 	return pops(qp->context)->modify_qp_rate_limit(qp, attr);
 }
 
@@ -472,7 +472,7 @@ static struct ibv_td *pl_alloc_td(struct ibv_context *ctx,
 static int pl_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 {
 	if (verbs_refuse_ctx(cq->context))
-		return EPERM;
+		return errno;
 	return pops(cq->context)->modify_cq(cq, attr);
 }
 
@@ -507,7 +507,7 @@ static int pl_destroy_wq(struct ibv_wq *wq)
 static int pl_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
 	if (verbs_refuse_ctx(wq->context))
-		return EPERM;
+		return errno;
 	return pops(wq->context)->modify_wq(wq, attr);
 }
 
@@ -534,7 +534,7 @@ static int pl_query_rt_values(struct ibv_context *ctx,
 			      struct ibv_values_ex *values)
 {
 	if (verbs_refuse_ctx(ctx))
-		return EPERM;
+		return errno;
 	return pops(ctx)->query_rt_values(ctx, values);
 }
 
