@@ -446,10 +446,11 @@ static struct rxe_send_wqe *rxe_batch_new(struct ibv_qp_ex *qpx,
 	unsigned int info;
 	uint32_t cons;
 
+	/* Outside a batch batch_err is never 0 (rxe_batch_close()). */
 	if (qp->batch_err)
 		return NULL;
 	info = rxe_op_lookup(qp, opcode);
-	if (!qp->batch_locked || !info) {
+	if (!info) {
 		qp->batch_err = EINVAL;
 		return NULL;
 	}
@@ -496,14 +497,27 @@ static void rxe_wr_start(struct ibv_qp_ex *qpx)
 	qp->batch_prod = rxe_ring_own_producer(&qp->sq.ring);
 }
 
-static void rxe_batch_end(struct rxe_qp *qp)
+/*
+ * Leave a batch: outside one, batch_err holds EINVAL, so that a builder
+ * or setter called without wr_start does nothing and the next
+ * wr_complete reports it, without a second test in each builder.
+ */
+static void rxe_batch_close(struct rxe_qp *qp)
 {
 	qp->batch_wqe = NULL;
-	qp->batch_err = 0;
+	qp->batch_err = EINVAL;
+	qp->batch_locked = false;
+	rxe_unlock(&qp->sq.lock);
+}
+
+static void rxe_batch_end(struct rxe_qp *qp)
+{
 	if (qp->batch_locked) {
-		qp->batch_locked = false;
-		rxe_unlock(&qp->sq.lock);
+		rxe_batch_close(qp);
+		return;
 	}
+	qp->batch_wqe = NULL;
+	qp->batch_err = EINVAL;
 }
 
 static int rxe_wr_complete(struct ibv_qp_ex *qpx)
@@ -513,7 +527,7 @@ static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 	int err;
 
 	if (!qp->batch_locked) {
-		err = qp->batch_err ? qp->batch_err : EINVAL;
+		err = qp->batch_err;
 		rxe_batch_end(qp);
 		return err;
 	}
@@ -525,7 +539,7 @@ static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 		rxe_ring_publish_producer(&qp->sq.ring, qp->batch_prod);
 		posted = true;
 	}
-	rxe_batch_end(qp);
+	rxe_batch_close(qp);
 	if (posted)
 		err = vcmd_doorbell_ring(&qp->db, &qp->vqp.qp);
 	return err;
@@ -762,6 +776,7 @@ int rxe_qp_ex_setup(struct rxe_qp *qp, uint64_t send_ops_flags)
 	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
 
 	qp->send_ops = send_ops_flags;
+	qp->batch_err = EINVAL;
 	qpx->wr_start = rxe_wr_start;
 	qpx->wr_complete = rxe_wr_complete;
 	qpx->wr_abort = rxe_wr_abort;
