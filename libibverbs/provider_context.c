@@ -133,11 +133,6 @@ void verbs_install_compat_ops(struct verbs_context *vctx)
 	vctx->ABI_placeholder2 = (void (*)(void))vctx->ibv_destroy_flow;
 }
 
-static inline const struct verbs_context_ops *pops(struct ibv_context *ctx)
-{
-	return &verbs_priv(ctx)->ops;
-}
-
 /*
  * Data path.  The plug-in's slots are never NULL here: its table starts
  * out filled with the stubs below.  Each wrapper loads the context's
@@ -329,7 +324,7 @@ static int pl_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 {
 	if (verbs_refuse_ctx(pd->context))
 		return errno;
-	return pops(pd->context)->advise_mr(pd, advice, flags, sg_list,
+	return verbs_ops(pd->context)->advise_mr(pd, advice, flags, sg_list,
 					    num_sges);
 }
 
@@ -337,7 +332,7 @@ static struct ibv_mr *pl_alloc_null_mr(struct ibv_pd *pd)
 {
 	if (verbs_refuse_ctx(pd->context))
 		return NULL;
-	return pops(pd->context)->alloc_null_mr(pd);
+	return verbs_ops(pd->context)->alloc_null_mr(pd);
 }
 
 static int pl_read_counters(struct ibv_counters *counters,
@@ -346,8 +341,8 @@ static int pl_read_counters(struct ibv_counters *counters,
 {
 	if (verbs_refuse_ctx(counters->context))
 		return errno;
-	return pops(counters->context)->read_counters(counters, counters_value,
-						      ncounters, flags);
+	return verbs_ops(counters->context)
+		->read_counters(counters, counters_value, ncounters, flags);
 }
 
 static int pl_attach_counters_point_flow(struct ibv_counters *counters,
@@ -356,8 +351,8 @@ static int pl_attach_counters_point_flow(struct ibv_counters *counters,
 {
 	if (verbs_refuse_ctx(counters->context))
 		return errno;
-	return pops(counters->context)->attach_counters_point_flow(counters,
-								   attr, flow);
+	return verbs_ops(counters->context)
+		->attach_counters_point_flow(counters, attr, flow);
 }
 
 static struct ibv_counters *
@@ -366,12 +361,12 @@ pl_create_counters(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->create_counters(ctx, init_attr);
+	return verbs_ops(ctx)->create_counters(ctx, init_attr);
 }
 
 static int pl_destroy_counters(struct ibv_counters *counters)
 {
-	return pops(counters->context)->destroy_counters(counters);
+	return verbs_ops(counters->context)->destroy_counters(counters);
 }
 
 static struct ibv_mr *pl_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
@@ -380,7 +375,8 @@ static struct ibv_mr *pl_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
 {
 	if (verbs_refuse_ctx(pd->context))
 		return NULL;
-	return pops(pd->context)->reg_dm_mr(pd, dm, dm_offset, length, access);
+	return verbs_ops(pd->context)
+		->reg_dm_mr(pd, dm, dm_offset, length, access);
 }
 
 static struct ibv_dm *pl_alloc_dm(struct ibv_context *ctx,
@@ -391,13 +387,13 @@ static struct ibv_dm *pl_alloc_dm(struct ibv_context *ctx,
 
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	dm = pops(ctx)->alloc_dm(ctx, attr);
+	dm = verbs_ops(ctx)->alloc_dm(ctx, attr);
 	if (!dm)
 		return NULL;
 	/* Its copy functions write device memory the parent shares. */
 	err = verbs_guard_dm(dm);
 	if (err) {
-		pops(ctx)->free_dm(dm);
+		verbs_ops(ctx)->free_dm(dm);
 		return verbs_null_errno(err);
 	}
 	return dm;
@@ -411,7 +407,7 @@ static int pl_free_dm(struct ibv_dm *dm)
 	int err;
 
 	verbs_guard_drop(ctx, handle, dm, &saved);
-	err = pops(ctx)->free_dm(dm);
+	err = verbs_ops(ctx)->free_dm(dm);
 	if (err)
 		verbs_guard_restore(ctx, handle, &saved);
 	return err;
@@ -422,12 +418,12 @@ static int pl_modify_flow_action_esp(struct ibv_flow_action *action,
 {
 	if (verbs_refuse_ctx(action->context))
 		return errno;
-	return pops(action->context)->modify_flow_action_esp(action, attr);
+	return verbs_ops(action->context)->modify_flow_action_esp(action, attr);
 }
 
 static int pl_destroy_flow_action(struct ibv_flow_action *action)
 {
-	return pops(action->context)->destroy_flow_action(action);
+	return verbs_ops(action->context)->destroy_flow_action(action);
 }
 
 static struct ibv_flow_action *
@@ -436,7 +432,7 @@ pl_create_flow_action_esp(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->create_flow_action_esp(ctx, attr);
+	return verbs_ops(ctx)->create_flow_action_esp(ctx, attr);
 }
 
 static int pl_modify_qp_rate_limit(struct ibv_qp *qp,
@@ -444,7 +440,7 @@ static int pl_modify_qp_rate_limit(struct ibv_qp *qp,
 {
 	if (verbs_refuse_ctx(qp->context))
 		return errno;
-	return pops(qp->context)->modify_qp_rate_limit(qp, attr);
+	return verbs_ops(qp->context)->modify_qp_rate_limit(qp, attr);
 }
 
 static struct ibv_pd *
@@ -453,12 +449,12 @@ pl_alloc_parent_domain(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->alloc_parent_domain(ctx, attr);
+	return verbs_ops(ctx)->alloc_parent_domain(ctx, attr);
 }
 
 static int pl_dealloc_td(struct ibv_td *td)
 {
-	return pops(td->context)->dealloc_td(td);
+	return verbs_ops(td->context)->dealloc_td(td);
 }
 
 static struct ibv_td *pl_alloc_td(struct ibv_context *ctx,
@@ -466,19 +462,19 @@ static struct ibv_td *pl_alloc_td(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->alloc_td(ctx, init_attr);
+	return verbs_ops(ctx)->alloc_td(ctx, init_attr);
 }
 
 static int pl_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
 {
 	if (verbs_refuse_ctx(cq->context))
 		return errno;
-	return pops(cq->context)->modify_cq(cq, attr);
+	return verbs_ops(cq->context)->modify_cq(cq, attr);
 }
 
 static int pl_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table)
 {
-	return pops(table->context)->destroy_rwq_ind_table(table);
+	return verbs_ops(table->context)->destroy_rwq_ind_table(table);
 }
 
 static struct ibv_rwq_ind_table *
@@ -487,7 +483,7 @@ pl_create_rwq_ind_table(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->create_rwq_ind_table(ctx, init_attr);
+	return verbs_ops(ctx)->create_rwq_ind_table(ctx, init_attr);
 }
 
 static int pl_destroy_wq(struct ibv_wq *wq)
@@ -498,7 +494,7 @@ static int pl_destroy_wq(struct ibv_wq *wq)
 	int err;
 
 	verbs_guard_drop(ctx, handle, wq, &saved);
-	err = pops(ctx)->destroy_wq(wq);
+	err = verbs_ops(ctx)->destroy_wq(wq);
 	if (err)
 		verbs_guard_restore(ctx, handle, &saved);
 	return err;
@@ -508,7 +504,7 @@ static int pl_modify_wq(struct ibv_wq *wq, struct ibv_wq_attr *attr)
 {
 	if (verbs_refuse_ctx(wq->context))
 		return errno;
-	return pops(wq->context)->modify_wq(wq, attr);
+	return verbs_ops(wq->context)->modify_wq(wq, attr);
 }
 
 static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
@@ -519,12 +515,12 @@ static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
 
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	wq = pops(ctx)->create_wq(ctx, attr);
+	wq = verbs_ops(ctx)->create_wq(ctx, attr);
 	if (!wq)
 		return NULL;
 	err = verbs_guard_wq(wq);
 	if (err) {
-		pops(ctx)->destroy_wq(wq);
+		verbs_ops(ctx)->destroy_wq(wq);
 		return verbs_null_errno(err);
 	}
 	return wq;
@@ -535,12 +531,12 @@ static int pl_query_rt_values(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return errno;
-	return pops(ctx)->query_rt_values(ctx, values);
+	return verbs_ops(ctx)->query_rt_values(ctx, values);
 }
 
 static int pl_destroy_flow(struct ibv_flow *flow)
 {
-	return pops(flow->context)->destroy_flow(flow);
+	return verbs_ops(flow->context)->destroy_flow(flow);
 }
 
 static struct ibv_flow *pl_create_flow(struct ibv_qp *qp,
@@ -548,7 +544,7 @@ static struct ibv_flow *pl_create_flow(struct ibv_qp *qp,
 {
 	if (verbs_refuse_ctx(qp->context))
 		return NULL;
-	return pops(qp->context)->create_flow(qp, flow_attr);
+	return verbs_ops(qp->context)->create_flow(qp, flow_attr);
 }
 
 static struct ibv_qp *pl_open_qp(struct ibv_context *ctx,
@@ -556,7 +552,7 @@ static struct ibv_qp *pl_open_qp(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->open_qp(ctx, attr);
+	return verbs_ops(ctx)->open_qp(ctx, attr);
 }
 
 static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
@@ -564,12 +560,12 @@ static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	return pops(ctx)->open_xrcd(ctx, init_attr);
+	return verbs_ops(ctx)->open_xrcd(ctx, init_attr);
 }
 
 static int pl_close_xrcd(struct ibv_xrcd *xrcd)
 {
-	return pops(xrcd->context)->close_xrcd(xrcd);
+	return verbs_ops(xrcd->context)->close_xrcd(xrcd);
 }
 
 /* An extended slot: the wrapper when the provider has the op. */
