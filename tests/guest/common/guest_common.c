@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,23 +184,6 @@ void gc_diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
-}
-
-const char *gc_kernel_release(void)
-{
-	static struct utsname u;
-
-	if (!u.release[0] && uname(&u))
-		strcpy(u.release, "?");
-	return u.release;
-}
-
-bool gc_kernel_at_least(int major, int minor)
-{
-	int maj = 0, min = 0;
-
-	sscanf(gc_kernel_release(), "%d.%d", &maj, &min);
-	return maj > major || (maj == major && min >= minor);
 }
 
 int gc_finish(void)

@@ -60,6 +60,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel_version.h"
+
 #define GC_PORT		1
 #define GC_QKEY		0x11111111
 #define GC_TIMEOUT_MS	20000
@@ -141,14 +143,6 @@ void gc_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int gc_finish(void);
 /* The path of the libibverbs.so.1 mapped into this process, or "?". */
 const char *gc_mapped_libibverbs(void);
-
-/*
- * The running kernel's release (uname -r) and whether it is at least
- * MAJOR.MINOR: for checks whose right answer is the kernel's and changed
- * with a kernel commit (each caller names it).
- */
-const char *gc_kernel_release(void);
-bool gc_kernel_at_least(int major, int minor);
 
 /* Devices */
 int gc_find_gid(struct ibv_context *ctx, uint8_t port, const char *ipv4,
