@@ -8,11 +8,14 @@ so pyverbs' destructors run on every inherited object), which cannot
 happen inside pytest's own process.
 
 It prints one JSON object on stdout: what the parent and the child saw.
-Usage: fork_scenario.py DEVICE passive|active
+Usage: fork_scenario.py DEVICE passive|active|active-no-post
 
 A passive child touches nothing it inherited and leaves with os._exit();
 an active child tries the inherited PD, MR and QP, uses a context of its
-own, then leaves with sys.exit().
+own, then leaves with sys.exit().  active-no-post is active without the
+post_send on the inherited QP (its result is null): for a kernel that
+hangs the parent when a child's work request is in the parent's queue
+(see test_fork.py).
 """
 import json
 import os
@@ -118,22 +121,23 @@ def attempt(fn):
         return err.error_code
 
 
-def child_tries(lb):
+def child_tries(lb, post):
     """What the child gets from the inherited PD, MR and QP."""
     sge = SGE(lb.mrs[0].buf, 1, lb.mrs[0].lkey)
     wr = SendWR(opcode=e.IBV_WR_SEND, num_sge=1, sg=[sge])
     return {
-        'post_send': attempt(lambda: lb.qps[0].post_send(wr)),
+        'post_send': attempt(lambda: lb.qps[0].post_send(wr)) if post
+        else None,
         'reg_mr': attempt(lambda: MR(lb.pd, SIZE, ACCESS)),
         'query_qp': attempt(lambda: lb.qps[0].query(e.IBV_QP_STATE)),
         'alloc_pd': attempt(lambda: PD(lb.ctx)),
     }
 
 
-def run_child(lb, report_fd, go_fd, name, active):
+def run_child(lb, report_fd, go_fd, name, active, post):
     report = {}
     if active:
-        report = child_tries(lb)
+        report = child_tries(lb, post)
         own = Loopback(name)
         report['own_traffic'] = own.traffic(99)
     os.write(report_fd, json.dumps(report).encode())
@@ -148,7 +152,8 @@ def run_child(lb, report_fd, go_fd, name, active):
 
 def main():
     name = sys.argv[1]
-    active = sys.argv[2] == 'active'
+    active = sys.argv[2] in ('active', 'active-no-post')
+    post = sys.argv[2] == 'active'
     result = {'library': mapped_libibverbs(),
               'fork_status': int(is_fork_initialized())}
     lb = Loopback(name)
@@ -159,7 +164,7 @@ def main():
     if pid == 0:
         os.close(report_r)
         os.close(go_w)
-        run_child(lb, report_w, go_r, name, active)
+        run_child(lb, report_w, go_r, name, active, post)
     os.close(report_w)
     os.close(go_r)
     with os.fdopen(report_r) as pipe:

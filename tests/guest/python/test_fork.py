@@ -40,6 +40,24 @@ def kernel_reports_copy_on_fork():
 
 COPY_ON_FORK = kernel_reports_copy_on_fork()
 
+# A kernel bug.  Upstream lets a child write a work request into the send
+# queue it shares with the parent (the child's doorbell, a write() on the
+# inherited uverbs file, fails with EACCES, but the request stays in the
+# queue).  On these kernels rxe then spins for good in the parent's next
+# post_send: rxe_post_send runs rxe_requester in the caller's context and
+# it never returns (soft lockup: rxe_requester <- rxe_do_task <-
+# rxe_post_send), and the parent cannot be killed.  Seen with Debian's
+# library and pyverbs alone on bullseye's 5.10.223 (the reproducer is in
+# Documentation/testing.md); 6.1 and 6.12 fail the parent's request
+# instead.  There, on Debian's library, the child does not post and the
+# tests that need its post say why.
+CHILD_WQE_HANGS_PARENT = ('5.10.',)
+KERNEL = os.uname().release
+CHILD_POSTS = not (UPSTREAM and KERNEL.startswith(CHILD_WQE_HANGS_PARENT))
+KNOWN_HANG = ('KNOWN kernel bug of %s, not run on Debian\'s library: rxe '
+              'spins for good in the parent\'s post_send after a child\'s '
+              'work request (soft lockup in rxe_requester)' % KERNEL)
+
 
 class ScenarioError(RuntimeError):
     """The scenario could not be run or read: never a missing guarantee."""
@@ -112,7 +130,18 @@ def passive():
 @pytest.fixture
 def scenario():
     """A child that tries the inherited objects and exits normally."""
-    return run_scenario('active')
+    return run_scenario('active' if CHILD_POSTS else 'active-no-post')
+
+
+# reg_mr's errno for a PD handle whose PD is gone, by kernel release.
+GONE_PD_ERRNO = (('5.10.', errno.EINVAL), ('6.1.', errno.ENOENT),
+                 ('6.12.', errno.ENOENT))
+
+
+def needs_child_post():
+    """Tests of the child's post_send: say why they cannot run here."""
+    if not CHILD_POSTS:
+        pytest.xfail(KNOWN_HANG)
 
 
 # The environment takes effect when devices are first listed, as upstream.
@@ -194,6 +223,7 @@ def test_rc_traffic_after_child_exits(passive):
 @guarantee
 def test_rc_traffic_while_active_child_lives(scenario):
     # Upstream runs the child's refused send at the parent's next doorbell.
+    needs_child_post()
     assert scenario['while_child']
 
 
@@ -206,6 +236,8 @@ def test_child_can_use_its_own_context(scenario):
 @pytest.mark.parametrize('verb', ['post_send', 'reg_mr', 'query_qp',
                                   'alloc_pd'])
 def test_child_refused_on_inherited_objects(scenario, verb):
+    if verb == 'post_send':
+        needs_child_post()
     assert scenario['child'][verb] == errno.EPERM
 
 
@@ -223,5 +255,10 @@ def test_child_exit_leaves_parent_pd_usable(scenario):
 @pytest.mark.skipif(not UPSTREAM, reason='documents upstream behaviour')
 def test_upstream_child_exit_destroys_parent_pd(scenario):
     # The child's destructors went through the kernel's ioctl path, which
-    # does not check the caller: the parent's PD is gone.
-    assert scenario['reg_mr_after_child'] == errno.ENOENT
+    # does not check the caller: the parent's PD is gone.  The kernels
+    # say so differently (seen in the guest): 5.10 with EINVAL, 6.1 and
+    # 6.12 with ENOENT; another kernel with either.  The passive
+    # scenario's same call, PD alive, returns 0.
+    want = [err for prefix, err in GONE_PD_ERRNO if
+            KERNEL.startswith(prefix)] or [errno.ENOENT, errno.EINVAL]
+    assert scenario['reg_mr_after_child'] in want

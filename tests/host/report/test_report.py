@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Checks of tests/guest/lib/report.py on made-up results (TAP-like)."""
+import contextlib
 import importlib.util
+import io
 import json
 import os
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
 spec = importlib.util.spec_from_file_location("report", sys.argv[1])
@@ -38,6 +41,27 @@ ok, why = report.judge_ctest("Failed", "# no guard on this kernel: x\n"
                              "not ok 1 - a\n0 passed, 1 failed\n", True,
                              "debian")
 check(not ok, "'no guard' does not excuse a failed check of upstream's")
+
+# pytest's JUnit <testcase> for an xfail with REASON.
+def xfail_case(reason):
+    return ET.fromstring('<testcase name="t"><skipped type="pytest.xfail" '
+                         f'message="{escape(reason)}"/></testcase>')
+
+
+ok, why = report.outcome(xfail_case("a guarantee upstream lacks"), True)
+check(ok is True, "an xfail on Debian's library passes")
+ok, why = report.outcome(xfail_case("KNOWN kernel bug of 5.10.0: x"), True)
+check(ok == report.KNOWN and why.startswith("KNOWN kernel bug"),
+      "an xfail naming a kernel bug is known, not a pass")
+ok, why = report.outcome(xfail_case("KNOWN kernel bug of 5.10.0: x"), False)
+check(ok is False, "an xfail on our library fails, kernel bug or not")
+c = [0, 0, 0, 0]
+line = io.StringIO()
+with contextlib.redirect_stdout(line):
+    report.emit("py-debian", "t", report.KNOWN, "KNOWN kernel bug: x", c)
+check(c == [0, 0, 0, 1] and line.getvalue().startswith("known  py-debian"),
+      f"a known pyverbs test is reported and counted as known ({c})")
+
 
 def ctest_phase(d, phase, tests):
     """Write run-all's PHASE.xml and PHASE.log for TESTS, a list of
