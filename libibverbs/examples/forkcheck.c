@@ -437,11 +437,24 @@ fail:
 	return -1;
 }
 
-/* RDMA READ all of mr into the probe's buffer; 0 or an errno. */
-static int read_through(struct probe *p, struct ibv_mr *mr, size_t len)
+/*
+ * READs move at most this much each: rxe in 5.10 answers a READ with all
+ * its responses at once, and under load (seen in QEMU) dropped some of a
+ * 2 MiB burst, after which the READ did not complete.
+ */
+#define READ_PIECE (64 * 1024)
+/* Seconds all the READs of one buffer may take. */
+#define READ_SECONDS 30
+
+/*
+ * RDMA READ len bytes at off of mr into the probe's buffer, giving up
+ * READ_SECONDS after t0; 0 or an errno.
+ */
+static int read_piece(struct probe *p, struct ibv_mr *mr, size_t off,
+		      size_t len, const struct timespec *t0)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)p->dst,
+		.addr = (uintptr_t)p->dst + off,
 		.length = (uint32_t)len,
 		.lkey = p->dst_mr->lkey,
 	};
@@ -450,22 +463,20 @@ static int read_through(struct probe *p, struct ibv_mr *mr, size_t len)
 		.num_sge = 1,
 		.opcode = IBV_WR_RDMA_READ,
 		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = (uintptr_t)mr->addr,
+		.wr.rdma = { .remote_addr = (uintptr_t)mr->addr + off,
 			     .rkey = mr->rkey },
 	}, *bad;
-	struct timespec t0, t;
+	struct timespec t;
 	struct ibv_wc wc;
 	int n, err;
 
-	memset(p->dst, 0, len);
 	err = ibv_post_send(p->qp[0], &wr, &bad);
 	if (err)
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		n = ibv_poll_cq(p->cq, 1, &wc);
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (n == 0 && t.tv_sec - t0.tv_sec < 30);
+	} while (n == 0 && t.tv_sec - t0->tv_sec < READ_SECONDS);
 	if (n < 0)
 		return EIO;
 	if (n == 0)
@@ -474,6 +485,24 @@ static int read_through(struct probe *p, struct ibv_mr *mr, size_t len)
 		fprintf(stderr, "ibv_forkcheck: RDMA READ: %s\n",
 			ibv_wc_status_str(wc.status));
 		return EIO;
+	}
+	return 0;
+}
+
+/* RDMA READ all of mr into the probe's buffer; 0 or an errno. */
+static int read_through(struct probe *p, struct ibv_mr *mr, size_t len)
+{
+	struct timespec t0;
+	size_t off, n;
+	int err;
+
+	memset(p->dst, 0, len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (off = 0; off < len; off += n) {
+		n = len - off < READ_PIECE ? len - off : READ_PIECE;
+		err = read_piece(p, mr, off, n, &t0);
+		if (err)
+			return err;
 	}
 	return 0;
 }
