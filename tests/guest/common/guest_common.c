@@ -469,9 +469,24 @@ static long gc_now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Sleep after an empty poll, longer the longer nothing came: a completion
+ * usually comes within a millisecond or two, but a test that waits out its
+ * deadline (a kernel that never completes, a child's request refused)
+ * would wake the guest 5000 times a second, and under TCG each wake-up
+ * takes host CPU that CI's other guests need.  A quarter of the time idle
+ * so far, from 200 us to 5 ms: a wait overshoots by a quarter at most.
+ */
+static void gc_idle_sleep(long idle_since_ms)
+{
+	long us = (gc_now_ms() - idle_since_ms) * 250;
+
+	usleep(us < 200 ? 200 : us > 5000 ? 5000 : us);
+}
+
 int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms)
 {
-	long deadline = gc_now_ms() + timeout_ms;
+	long deadline = gc_now_ms() + timeout_ms, idle_since = gc_now_ms();
 	unsigned int idle = 0;
 	int got = 0, r;
 
@@ -484,20 +499,21 @@ int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms)
 		got += r;
 		if (r) {
 			idle = 0;
+			idle_since = gc_now_ms();
 			continue;
 		}
-		/* The guest may have few CPUs: let the kernel side run. */
-		if (++idle > 100)
-			usleep(200);
 		if (gc_now_ms() > deadline)
 			break;
+		/* The guest may have few CPUs: let the kernel side run. */
+		if (++idle > 100)
+			gc_idle_sleep(idle_since);
 	}
 	return got;
 }
 
 int gc_poll_ex(struct ibv_cq_ex *cq, int n, uint64_t *wr_ids, int timeout_ms)
 {
-	long deadline = gc_now_ms() + timeout_ms;
+	long deadline = gc_now_ms() + timeout_ms, idle_since = gc_now_ms();
 	struct ibv_poll_cq_attr attr = {};
 	int got = 0, r;
 
@@ -506,9 +522,10 @@ int gc_poll_ex(struct ibv_cq_ex *cq, int n, uint64_t *wr_ids, int timeout_ms)
 		if (r == ENOENT) {
 			if (gc_now_ms() > deadline)
 				break;
-			usleep(200);
+			gc_idle_sleep(idle_since);
 			continue;
 		}
+		idle_since = gc_now_ms();
 		if (r) {
 			gc_diag("ibv_start_poll returned %d", r);
 			return -1;
