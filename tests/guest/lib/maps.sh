@@ -70,7 +70,7 @@ _dpkg_owns() {
 # _debian_file PACKAGE PATH: PATH is a file of Debian's PACKAGE at
 # IBV_DEBIAN_VERSION, unmodified (dpkg's own md5sums of the package).
 _debian_file() {
-	local pkg=$1:amd64 path=$2 real ver owner want got
+	local pkg=$1:amd64 path=$2 real ver why want got
 	ver=$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' "$pkg" \
 		2>/dev/null) || ver="not installed"
 	if [[ ! $ver =~ ^${IBV_DEBIAN_VERSION//./\\.}(\+deb[0-9]+u[0-9]+)?\ ii\ $ ]]; then
@@ -82,8 +82,8 @@ _debian_file() {
 		echo "REFERENCE: $path does not exist"
 		return 1
 	fi
-	if ! owner=$(_dpkg_owns "$pkg" "$real"); then
-		echo "REFERENCE: $owner"
+	if ! why=$(_dpkg_owns "$pkg" "$real"); then
+		echo "REFERENCE: $why"
 		return 1
 	fi
 	want=$(awk -v f="${real#/}" '$2 == f { print $1 }' \

@@ -79,24 +79,25 @@ def mapping_problem(pid='self'):
                ', '.join(sorted(got)) or 'no libibverbs at all'))
 
 
-def reference_problem():
-    """None when /usr/lib's libibverbs is Debian's 44.0-2, else why."""
+def maps_problem(*call):
+    """None when maps.sh's function call[0], given the rest of @call as its
+    arguments, succeeds, else what it printed."""
     maps = os.path.join(TOP, 'tests', 'guest', 'lib', 'maps.sh')
-    cmd = ['/bin/bash', '-c', 'source "$1" && ibv_verify_debian', 'verify',
-           maps]
+    cmd = ['/bin/bash', '-c', 'source "$1" && shift && "$@"', 'maps.sh',
+           maps] + list(call)
     out = subprocess.run(cmd, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     return None if out.returncode == 0 else out.stdout.strip()
+
+
+def reference_problem():
+    """None when /usr/lib's libibverbs is Debian's 44.0-2, else why."""
+    return maps_problem('ibv_verify_debian')
 
 
 def installed_problem():
     """None when /usr/lib's libibverbs is ours from libibverbs-fork1."""
-    maps = os.path.join(TOP, 'tests', 'guest', 'lib', 'maps.sh')
-    cmd = ['/bin/bash', '-c', 'source "$1" && _ours_installed "$2"',
-           'installed', maps, DEBIAN_LIB]
-    out = subprocess.run(cmd, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
-    return None if out.returncode == 0 else out.stdout.strip()
+    return maps_problem('_ours_installed', DEBIAN_LIB)
 
 
 def pytest_sessionstart(session):
