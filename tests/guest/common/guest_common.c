@@ -3,11 +3,14 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "guest_common.h"
@@ -461,7 +464,7 @@ struct ibv_ah *gc_create_ah(struct gc_dev *from, struct gc_dev *to)
 
 /* Completions */
 
-static long gc_now_ms(void)
+long gc_now_ms(void)
 {
 	struct timespec ts;
 
@@ -502,8 +505,13 @@ int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms)
 			idle_since = gc_now_ms();
 			continue;
 		}
-		if (gc_now_ms() > deadline)
+		if (gc_now_ms() > deadline) {
+			if (timeout_ms > GC_QUIET_MS)
+				gc_diag("timeout: %d of %d completions on CQ "
+					"%u after %d ms", got, n, cq->handle,
+					timeout_ms);
 			break;
+		}
 		/* The guest may have few CPUs: let the kernel side run. */
 		if (++idle > 100)
 			gc_idle_sleep(idle_since);
@@ -520,8 +528,14 @@ int gc_poll_ex(struct ibv_cq_ex *cq, int n, uint64_t *wr_ids, int timeout_ms)
 	while (got < n) {
 		r = ibv_start_poll(cq, &attr);
 		if (r == ENOENT) {
-			if (gc_now_ms() > deadline)
+			if (gc_now_ms() > deadline) {
+				if (timeout_ms > GC_QUIET_MS)
+					gc_diag("timeout: %d of %d completions "
+						"on CQ ex %u after %d ms", got,
+						n, ibv_cq_ex_to_cq(cq)->handle,
+						timeout_ms);
 				break;
+			}
 			gc_idle_sleep(idle_since);
 			continue;
 		}
@@ -636,4 +650,148 @@ void gc_pair_close(struct gc_pair *p)
 	gc_dev_close(&p->a);
 	gc_dev_close(&p->b);
 	memset(p, 0, sizeof(*p));
+}
+
+/* Bounded waits */
+
+int gc_fd_ready_until(int fd, short events, long deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	long left;
+	int r;
+
+	for (;;) {
+		left = deadline - gc_now_ms();
+		r = poll(&pfd, 1, left < 0 ? 0 : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!r) {
+			if (left <= 0)
+				return 0;
+			continue;
+		}
+		if (pfd.revents & POLLNVAL) {
+			errno = EBADF;
+			return -1;
+		}
+		if (pfd.revents & events)
+			return 1;
+		if ((events & POLLIN) && (pfd.revents & (POLLHUP | POLLERR)))
+			return 1;
+		errno = EPIPE;
+		return -1;
+	}
+}
+
+int gc_wait_fd(int fd, short events, int timeout_ms, const char *what)
+{
+	int r = gc_fd_ready_until(fd, events, gc_now_ms() + timeout_ms);
+
+	if (r < 0)
+		gc_diag("poll on fd %d for %s: %s", fd, what, strerror(errno));
+	else if (!r && timeout_ms > GC_QUIET_MS)
+		gc_diag("timeout: nothing came on fd %d (%s) within %d ms", fd,
+			what, timeout_ms);
+	return r;
+}
+
+ssize_t gc_read_fd(int fd, void *buf, size_t len, int timeout_ms,
+		   const char *what)
+{
+	long deadline = gc_now_ms() + timeout_ms;
+	size_t got = 0;
+	ssize_t n;
+	int r;
+
+	while (got < len) {
+		r = gc_fd_ready_until(fd, POLLIN, deadline);
+		if (r < 0) {
+			gc_diag("poll on fd %d for %s: %s", fd, what,
+				strerror(errno));
+			return -1;
+		}
+		if (!r) {
+			gc_diag("timeout: %s: %zu of %zu bytes within %d ms",
+				what, got, len, timeout_ms);
+			return -1;
+		}
+		n = read(fd, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			gc_diag("read of %s: %s", what, strerror(errno));
+			return -1;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/* After SIGKILL a child dies at once unless the kernel holds it. */
+#define GC_REAP_MS	5000
+
+/*
+ * Most children end within milliseconds and some tests fork hundreds in
+ * a row: look again soon at first, then every 20 ms.
+ */
+static pid_t gc_reap_until(pid_t pid, int *status, long deadline)
+{
+	unsigned int us = 250;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			return r;
+		if (gc_now_ms() > deadline)
+			return 0;
+		usleep(us);
+		if (us < 20000)
+			us *= 2;
+	}
+}
+
+/* gc_wait_child_until(), which says it waited @limit_ms in all. */
+static pid_t gc_wait_child_limit(pid_t pid, int *status, long deadline_ms,
+				 long limit_ms, const char *what)
+{
+	int st = 0;
+	pid_t r;
+
+	if (!status)
+		status = &st;
+	r = gc_reap_until(pid, status, deadline_ms);
+	if (r == pid)
+		return pid;
+	if (r < 0) {
+		gc_diag("waitpid for child %d (%s): %s", (int)pid, what,
+			strerror(errno));
+		return -1;
+	}
+	kill(pid, SIGKILL);
+	r = gc_reap_until(pid, status, gc_now_ms() + GC_REAP_MS);
+	gc_diag("timeout: child %d (%s) still running after %ld ms: %s",
+		(int)pid, what, limit_ms,
+		r == pid ? "killed" : "killed, but not dead yet");
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+pid_t gc_wait_child_until(pid_t pid, int *status, long deadline_ms,
+			  const char *what)
+{
+	long left = deadline_ms - gc_now_ms();
+
+	return gc_wait_child_limit(pid, status, deadline_ms,
+				   left > 0 ? left : 0, what);
+}
+
+pid_t gc_wait_child(pid_t pid, int *status, int timeout_ms, const char *what)
+{
+	return gc_wait_child_limit(pid, status, gc_now_ms() + timeout_ms,
+				   timeout_ms, what);
 }

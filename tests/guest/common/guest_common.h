@@ -50,7 +50,17 @@
  * Completions: gc_poll() waits (busy, then sleeping) up to GC_TIMEOUT_MS
  * for n completions and returns how many arrived, or -1 on a poll error.
  * gc_poll_ex() does the same on an extended CQ with ibv_start_poll(),
- * giving the wr_ids (0 for a completion with an error status).
+ * giving the wr_ids (0 for a completion with an error status).  Both say
+ * how many of how many came when the time runs out, unless the wait was
+ * no longer than GC_QUIET_MS: such short waits check that nothing comes.
+ *
+ * Bounded waits: no test may wait for anything without a limit of its
+ * own, or a hang is only ended by the harness's kill, which tells nothing
+ * about what was awaited.  gc_wait_fd() polls one descriptor (an event or
+ * completion channel, a pipe from a child), gc_read_fd() reads a whole
+ * message from one, gc_wait_child() reaps a child and kills it when it
+ * outlives its limit.  Each prints what it waited for when the limit is
+ * reached.  Their limits are the GC_*_MS below.
  */
 #ifndef GUEST_COMMON_H
 #define GUEST_COMMON_H
@@ -59,12 +69,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kernel_version.h"
 
 #define GC_PORT		1
 #define GC_QKEY		0x11111111
-#define GC_TIMEOUT_MS	20000
+/*
+ * Limits of every wait, generous for a loaded TCG guest.  A completion
+ * that 5.10's rxe never gives costs GC_TIMEOUT_MS each time, so that one
+ * stays as short as it can.  A child runs a whole scenario, and arms a
+ * watchdog of its own of up to a minute: the parent's limit lies above
+ * those and below the 120 s that the shortest tests with children get.
+ */
+#define GC_TIMEOUT_MS		20000
+#define GC_CHILD_TIMEOUT_MS	90000
+#define GC_QUIET_MS		1000
 #define GC_CQ_SIZE	512
 
 /* Every remote access right, for buffers the peer reads or writes. */
@@ -177,6 +197,8 @@ int gc_pair_rc_on(struct gc_pair *p, struct ibv_cq *cq_b);
 void gc_pair_close(struct gc_pair *p);
 
 /* Completions */
+/* CLOCK_MONOTONIC in milliseconds, for deadlines. */
+long gc_now_ms(void);
 int gc_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc, int timeout_ms);
 int gc_poll_ex(struct ibv_cq_ex *cq, int n, uint64_t *wr_ids, int timeout_ms);
 
@@ -188,5 +210,38 @@ int gc_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op,
 		 unsigned int flags, uint64_t raddr, uint32_t rkey);
 
 const char *gc_status_str(enum ibv_wc_status status);
+
+/*
+ * Bounded waits.  @what names what is awaited, for the message on a
+ * timeout ("completion event of the receiver's CQ", "child running the
+ * guard checks").
+ *
+ * gc_wait_fd(): 1 when @fd has @events (for POLLIN also when it hung up,
+ * so that a read() returns end of file or the error), 0 on a timeout,
+ * -1 on an error.  Like gc_poll(), it says nothing of a timeout of at
+ * most GC_QUIET_MS: such short waits check that nothing comes.
+ * gc_read_fd(): reads @len bytes within @timeout_ms in all; the count
+ * read (less at end of file), or -1 on a timeout or an error.
+ * gc_wait_child_until(): @pid's wait status in @status and @pid, or -1:
+ * when it still runs at @deadline_ms (gc_now_ms()'s clock; the child is
+ * then killed with SIGKILL and reaped if it dies within a few seconds
+ * more) or on an error.  Several waits that share one deadline cannot
+ * add up past the test's limit.  gc_wait_child(): the same within
+ * @timeout_ms from now.
+ */
+int gc_wait_fd(int fd, short events, int timeout_ms, const char *what);
+/*
+ * gc_wait_fd()'s poll by a deadline (gc_now_ms()'s clock), and quiet:
+ * for a caller that waits in several steps against one limit and says
+ * itself what did not come within all of it.  errno is set on -1
+ * (POLLNVAL: EBADF).
+ */
+int gc_fd_ready_until(int fd, short events, long deadline);
+ssize_t gc_read_fd(int fd, void *buf, size_t len, int timeout_ms,
+		   const char *what);
+pid_t gc_wait_child_until(pid_t pid, int *status, long deadline_ms,
+			  const char *what);
+pid_t gc_wait_child(pid_t pid, int *status, int timeout_ms,
+		    const char *what);
 
 #endif /* GUEST_COMMON_H */
