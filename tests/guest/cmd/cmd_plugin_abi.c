@@ -562,7 +562,9 @@ static void test_fork(struct objs *o)
 	pid = fork();
 	if (pid == 0)
 		_exit(child(o) ? 1 : 0);
-	gc_ok(pid > 0 && waitpid(pid, &status, 0) == pid, "child ran");
+	gc_ok(pid > 0 && gc_wait_child(pid, &status, GC_CHILD_TIMEOUT_MS,
+				       "child issuing the commands") == pid,
+	      "child ran");
 	gc_guard(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		 "child: every command refused or skipped");
 

@@ -425,8 +425,10 @@ static void child_run(struct gc_dev *dev, struct ibv_cq *cq, struct ibv_mr *mr,
 
 static void test_child_guard(struct gc_dev *dev, struct ibv_cq *cq)
 {
-	int res[C_NUM], fds[2], status, i;
+	long deadline = gc_now_ms() + GC_CHILD_TIMEOUT_MS, grace;
+	int res[C_NUM], fds[2], i;
 	struct gc_buf buf;
+	bool reported;
 	pid_t pid;
 
 	if (gc_buf_alloc(&buf, dev->pd, 4096, GC_ACCESS_ALL, 5) ||
@@ -442,12 +444,23 @@ static void test_child_guard(struct gc_dev *dev, struct ibv_cq *cq)
 		_exit(write(fds[1], res, sizeof(res)) == sizeof(res) ? 0 : 1);
 	}
 	close(fds[1]);
-	if (!gc_ok(pid > 0 && read(fds[0], res, sizeof(res)) == sizeof(res),
-		   "child guard: the child reported"))
+	reported = pid > 0 && gc_read_fd(fds[0], res, sizeof(res),
+					 (int)(deadline - gc_now_ms()),
+					 "the child's results") ==
+				      (ssize_t)sizeof(res);
+	if (!gc_ok(reported, "child guard: the child reported"))
 		memset(res, 0xff, sizeof(res));
 	close(fds[0]);
+	/*
+	 * The read and the reaping share one limit, well inside the test's
+	 * 120 s; a child that has closed its pipe (reported or died) still
+	 * gets a few seconds to exit, and is not "killed after 0 ms".
+	 */
+	grace = gc_now_ms() + 5000;
 	if (pid > 0)
-		waitpid(pid, &status, 0);
+		gc_wait_child_until(pid, NULL,
+				    deadline > grace ? deadline : grace,
+				    "child of the child guard");
 	for (i = 0; i < C_NUM; i++)
 		gc_guard(res[i] == child_calls[i].want,
 			 "child on the parent's context: %s gives %s (%s)",

@@ -12,12 +12,15 @@
  * that it can tell which commands (legacy or extended) went to the kernel
  * and how they fared.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd_transport.h"
@@ -46,6 +49,55 @@ static int failures;
 			failures++;                                           \
 		}                                                             \
 	} while (0)
+
+/*
+ * A child's limit: its alarm ends a hang as SIGALRM (this test has no
+ * guest_common), and wait_child() says which child it was.  The parent's
+ * wait has a limit of its own above that, in case the alarm never fires
+ * (a child the kernel holds, a child that blocks SIGALRM): past it the
+ * child is killed and the wait says so.
+ */
+#define CHILD_WATCHDOG_S 30
+#define CHILD_WAIT_S (CHILD_WATCHDOG_S + 30)
+
+static int wait_child(pid_t pid, const char *what)
+{
+	struct timespec t0, now;
+	int status = -1, i;
+	pid_t r;
+
+	if (pid <= 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= CHILD_WAIT_S) {
+			kill(pid, SIGKILL);
+			/* It dies at once, unless the kernel holds it. */
+			for (i = 0; i < 500; i++) {
+				if (waitpid(pid, &status, WNOHANG) == pid)
+					break;
+				usleep(10000);
+			}
+			fprintf(stderr,
+				"child %d (%s) still running after %d s: "
+				"killed\n", (int)pid, what, CHILD_WAIT_S);
+			return -1;
+		}
+		usleep(10000);
+	}
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "child %d (%s) killed by signal %d%s\n",
+			(int)pid, what, WTERMSIG(status),
+			WTERMSIG(status) == SIGALRM ?
+				": no end within its watchdog" : "");
+	return status;
+}
 
 /* The last write() command and its result. */
 static uint32_t last_cmd;
@@ -424,8 +476,11 @@ static void test_fork_child(void)
 	if (pid == 0) {
 		struct ibv_port_attr pa;
 		struct ibv_pd pd;
-		int err = vcmd_alloc_pd(ctx, &pd, NULL);
-		int qerr = vcmd_query_port(ctx, 1, &pa);
+		int err, qerr;
+
+		alarm(CHILD_WATCHDOG_S);
+		err = vcmd_alloc_pd(ctx, &pd, NULL);
+		qerr = vcmd_query_port(ctx, 1, &pa);
 
 		printf("fork child: alloc_pd (write): %s\n", strerror(err));
 		printf("fork child: query_port (ioctl): %s\n",
@@ -435,7 +490,7 @@ static void test_fork_child(void)
 		_exit(err == EACCES ? 0 : 1);
 	}
 	CHECK(pid > 0);
-	waitpid(pid, &status, 0);
+	status = wait_child(pid, "fork child on the parent's context");
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -486,10 +541,11 @@ static void test_import(int fd)
 	if (pid == 0) {
 		int before = failures;
 
+		alarm(CHILD_WATCHDOG_S);
 		imported_commands(&imp);
 		_exit(failures != before);
 	}
-	waitpid(pid, &status, 0);
+	status = wait_child(pid, "child on the imported context");
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(imp.context.cmd_fd);
 }

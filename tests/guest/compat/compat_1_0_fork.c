@@ -219,9 +219,11 @@ int main(void)
 		child_own();
 		_exit(gc_finish());
 	}
-	status = -1;
-	if (pid > 0 && waitpid(pid, &status, 0) == pid)
+	if (pid > 0 && gc_wait_child(pid, &status, GC_CHILD_TIMEOUT_MS,
+				     "child using the inherited objects") == pid)
 		status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	else
+		status = -1;
 	gc_guard(status == 0, "child: every check passed (exit %d)", status);
 
 	/*

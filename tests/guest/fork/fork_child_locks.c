@@ -112,6 +112,7 @@ static void device_list(void)
 	pthread_t th;
 	int p[2], i, status, hung = 0;
 	bool stopped;
+	long deadline;
 
 	sem_init(&inside, 0, 0);
 	sem_init(&forked, 0, 0);
@@ -139,11 +140,16 @@ static void device_list(void)
 	atomic_store(&stop, true);
 	pthread_join(th, NULL);
 	close(p[1]);
-	/* The children run side by side: their watchdogs overlap. */
-	fp_relay(p[0]);
+	/*
+	 * The children run side by side, their watchdogs overlap: one limit
+	 * for all of them, not one per child in turn.
+	 */
+	deadline = gc_now_ms() + GC_CHILD_TIMEOUT_MS;
+	fp_relay_until(p[0], deadline);
 	close(p[0]);
+	deadline = fp_reap_deadline(deadline);
 	for (i = 0; i < FORKS; i++) {
-		status = pids[i] > 0 ? fu_wait(pids[i]) : -1;
+		status = pids[i] > 0 ? fu_wait_until(pids[i], deadline) : -1;
 		if (status == 128 + SIGALRM)
 			hung++;
 		gc_guard(status == 0, "device-list child %d did not hang (%d)",
@@ -236,6 +242,7 @@ static void *cq_maker(void *arg)
 
 static void channel(void *(*fn)(void *), const char *what)
 {
+	long deadline = gc_now_ms() + GC_CHILD_TIMEOUT_MS;
 	struct chan_objs o;
 	pthread_t th;
 	int p[2], status;
@@ -257,9 +264,9 @@ static void channel(void *(*fn)(void *), const char *what)
 	sem_post(&forked);
 	pthread_join(th, NULL);
 	close(p[1]);
-	fp_relay(p[0]);
+	fp_relay_until(p[0], deadline);
 	close(p[0]);
-	status = fu_wait(pid);
+	status = fu_wait_until(pid, fp_reap_deadline(deadline));
 	gc_guard(status == 0, "%s: the child did not hang (%d)", what, status);
 	free_objs(&o, what);
 }

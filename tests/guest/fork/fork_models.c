@@ -163,6 +163,7 @@ static int import_only_main(char **argv)
 
 static void run_import_only(void)
 {
+	long deadline = gc_now_ms() + GC_CHILD_TIMEOUT_MS;
 	char fd0[16], fd1[16], rfd[16];
 	int p[2], a, b, status;
 	pid_t pid;
@@ -187,9 +188,9 @@ static void run_import_only(void)
 	close(p[1]);
 	close(a);
 	close(b);
-	fp_relay(p[0]);
+	fp_relay_until(p[0], deadline);
 	close(p[0]);
-	status = fu_wait(pid);
+	status = fu_wait_until(pid, fp_reap_deadline(deadline));
 	gc_ok(status == 0, "import-only process exited normally (%d)", status);
 	fp_traffic(&parent, "parent after the import-only process", seed++);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #define _GNU_SOURCE /* _Fork() */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,14 +152,44 @@ static void relay_line(const char *line)
 	}
 }
 
+/* A child that has closed its pipe exits within this, unless it hangs. */
+#define FP_GRACE_MS 5000
+
+long fp_reap_deadline(long deadline)
+{
+	long grace = gc_now_ms() + FP_GRACE_MS;
+
+	return deadline > grace ? deadline : grace;
+}
+
 void fp_relay(int fd)
 {
+	fp_relay_until(fd, gc_now_ms() + GC_CHILD_TIMEOUT_MS);
+}
+
+void fp_relay_until(int fd, long deadline)
+{
+	long limit = deadline - gc_now_ms();
 	char buf[4096];
 	size_t used = 0;
 	ssize_t n;
 	char *nl;
+	int r;
 
 	for (;;) {
+		/*
+		 * A child that stops talking but lives on is not waited for
+		 * past @deadline, whatever it said before.
+		 */
+		r = gc_fd_ready_until(fd, POLLIN, deadline);
+		if (r < 0)
+			gc_diag("poll for the child's check lines: %s",
+				strerror(errno));
+		else if (!r)
+			gc_diag("timeout: the child's check lines did not end "
+				"within %ld ms", limit);
+		if (r != 1)
+			break;
 		n = read(fd, buf + used, sizeof(buf) - 1 - used);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -179,6 +210,7 @@ void fp_relay(int fd)
 
 int fp_run(enum fp_kind kind, void (*fn)(void *), void *arg, const char *what)
 {
+	long deadline = gc_now_ms() + GC_CHILD_TIMEOUT_MS;
 	int p[2], status;
 	pid_t pid;
 
@@ -197,9 +229,10 @@ int fp_run(enum fp_kind kind, void (*fn)(void *), void *arg, const char *what)
 		close(p[0]);
 		return -1;
 	}
-	fp_relay(p[0]);
+	/* One limit for the child's run, its lines and its exit. */
+	fp_relay_until(p[0], deadline);
 	close(p[0]);
-	status = fu_wait(pid);
+	status = fu_wait_until(pid, fp_reap_deadline(deadline));
 	if (status == 128 + SIGALRM)
 		gc_diag("%s: the process made by %s hung, killed by its "
 			"watchdog",

@@ -19,9 +19,13 @@
  *       gc_ok(), gc_guard(), gc_diag(), gc_skip() that, in a child
  *       started by fp_run (also in its own children), go to the parent
  *       instead.
- *   fp_relay(fd)
+ *   fp_relay(fd), fp_relay_until(fd, deadline)
  *       the parent side for a process started otherwise (exec): print the
- *       check lines read from @fd until EOF.
+ *       check lines read from @fd until EOF, for at most
+ *       GC_CHILD_TIMEOUT_MS in all, or until @deadline (gc_now_ms()'s
+ *       clock).  fp_reap_deadline(deadline) is then when to stop waiting
+ *       for the child: @deadline, but a few seconds from now at least,
+ *       for a child that has closed its pipe and is still exiting.
  *
  * The parent's objects: fp_pair_open() connects an RC QP on rxe0 to one on
  * rxe1 with an MR on each side in memory of its own mapping (legacy mode
@@ -65,6 +69,8 @@ int fp_run(enum fp_kind kind, void (*fn)(void *), void *arg, const char *what);
 void fp_report_to(int fd);
 int fp_report_fd(void);
 void fp_relay(int fd);
+void fp_relay_until(int fd, long deadline);
+long fp_reap_deadline(long deadline);
 
 bool fp_ok(bool cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

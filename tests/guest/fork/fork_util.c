@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,11 +192,16 @@ const char *fu_kernel_desc(void)
 
 int fu_wait(pid_t pid)
 {
+	return fu_wait_until(pid, gc_now_ms() + GC_CHILD_TIMEOUT_MS);
+}
+
+int fu_wait_until(pid_t pid, long deadline_ms)
+{
 	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	if (gc_wait_child_until(pid, &status, deadline_ms,
+				"a fork test's child") != pid)
+		return errno == ETIMEDOUT ? 128 + SIGKILL : -1;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -81,7 +81,13 @@ bool fu_cof_trusted(void);
 /* One line saying what the kernel reports and copies, for gc_diag(). */
 const char *fu_kernel_desc(void);
 
-/* Wait for @pid; its exit status, 128 + signal, or -1. */
+/*
+ * Wait for @pid within GC_CHILD_TIMEOUT_MS, or until @deadline_ms
+ * (gc_now_ms()'s clock); its exit status, 128 + signal, or -1.  A child
+ * still running then is killed and gives 128 + SIGKILL, as one killed
+ * otherwise would: gc_wait_child_until()'s message tells them apart.
+ */
 int fu_wait(pid_t pid);
+int fu_wait_until(pid_t pid, long deadline_ms);
 
 #endif /* FORK_UTIL_H */

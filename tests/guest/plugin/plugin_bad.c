@@ -284,7 +284,10 @@ static void run_child(struct outcome *o, const char *confdir,
 		      (char *)NULL);
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &o->status, 0) != pid)
+	/* The child's own alarm ends it first; this is the backstop. */
+	if (pid < 0 || gc_wait_child(pid, &o->status,
+				     (CHILD_TIMEOUT_S + 10) * 1000,
+				     "plugin_bad --child") != pid)
 		o->status = -1;
 	parse(result, o);
 	o->out = slurp(out);

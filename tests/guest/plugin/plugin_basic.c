@@ -163,7 +163,9 @@ static void check_child(struct ibv_context *ctx, struct ibv_cq *cq, void *h)
 			bad |= 4;
 		_exit(bad);
 	}
-	waitpid(pid, &status, 0);
+	if (gc_wait_child(pid, &status, GC_CHILD_TIMEOUT_MS,
+			  "child using the parent's context") != pid)
+		status = -1;
 	gc_guard(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		 "a child is refused the parent's context before the "
 		 "plug-in runs (status 0x%x)", status);

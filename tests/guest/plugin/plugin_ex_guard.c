@@ -202,8 +202,9 @@ static bool peer_received(struct ex_setup *s, size_t off, uint8_t byte)
 static void wait_child(pid_t pid, int *wstatus)
 {
 	*wstatus = -1;
-	if (pid > 0)
-		waitpid(pid, wstatus, 0);
+	if (pid > 0 && gc_wait_child(pid, wstatus, GC_CHILD_TIMEOUT_MS,
+				     "child using the inherited QP and CQ") != pid)
+		*wstatus = -1;
 }
 
 /*
@@ -349,7 +350,7 @@ int main(void)
 		run_child(&s);
 	if (!gc_ok(pid > 0, "fork"))
 		goto out;
-	waitpid(pid, &wstatus, 0);
+	wait_child(pid, &wstatus);
 	gc_guard(WIFEXITED(wstatus) &&
 			 (WEXITSTATUS(wstatus) & CHILD_COMPLETE_REFUSED),
 		 "child: ibv_wr_complete() on the inherited QP is EPERM");
