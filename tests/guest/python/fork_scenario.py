@@ -19,6 +19,8 @@ hangs the parent when a child's work request is in the parent's queue
 """
 import json
 import os
+import select
+import signal
 import sys
 import time
 
@@ -37,6 +39,11 @@ from rc_attr import rc_rts_attr
 
 SIZE = 4096
 POLL_TIMEOUT = 10
+# The waits on the child share one deadline for the whole scenario, well
+# inside the 120 s test_fork.py gives it, so that the scenario ends with
+# its own message, its child killed, rather than at test_fork.py's limit
+# with none.  The child's own work is a few polls of POLL_TIMEOUT at most.
+SCENARIO_TIMEOUT = 90
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
 
@@ -134,6 +141,53 @@ def child_tries(lb, post):
     }
 
 
+def read_all(fd, what, deadline):
+    """Everything up to end of file on @fd, before @deadline."""
+    data = b''
+    while True:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(left, 0))
+        if not ready:
+            raise TimeoutError('%s: no end within the scenario\'s %d s '
+                               '(%d bytes came)' %
+                               (what, SCENARIO_TIMEOUT, len(data)))
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def wait_child(pid, what, deadline):
+    """@pid's wait status, reaped before @deadline."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() >= deadline:
+            raise TimeoutError('%s: child %d still running at the end of '
+                               'the scenario\'s %d s' %
+                               (what, pid, SCENARIO_TIMEOUT))
+        time.sleep(0.05)
+
+
+def kill_child(pid):
+    """SIGKILL @pid and reap it within 5 s.
+
+    A child left alive holds the inherited stdout and stderr, and
+    test_fork.py's communicate() would wait for it to its own limit.
+    SIGKILL ends it at once unless the kernel holds it: do not wait for
+    that without a limit either.
+    """
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    for _ in range(100):
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return
+        time.sleep(0.05)
+
+
 def run_child(lb, report_fd, go_fd, name, active, post):
     report = {}
     if active:
@@ -142,7 +196,8 @@ def run_child(lb, report_fd, go_fd, name, active, post):
         report['own_traffic'] = own.traffic(99)
     os.write(report_fd, json.dumps(report).encode())
     os.close(report_fd)
-    # Live until the parent has moved data while we exist.
+    # Live until the parent has moved data while we exist: the parent
+    # closes its end then, or dies, so this read always ends.
     os.read(go_fd, 1)
     if not active:
         os._exit(0)
@@ -151,6 +206,7 @@ def run_child(lb, report_fd, go_fd, name, active, post):
 
 
 def main():
+    deadline = time.monotonic() + SCENARIO_TIMEOUT
     name = sys.argv[1]
     active = sys.argv[2] in ('active', 'active-no-post')
     post = sys.argv[2] == 'active'
@@ -167,12 +223,17 @@ def main():
         run_child(lb, report_w, go_r, name, active, post)
     os.close(report_w)
     os.close(go_r)
-    with os.fdopen(report_r) as pipe:
-        child_report = pipe.read()
-    result['child'] = json.loads(child_report) if child_report else None
-    result['while_child'] = lb.traffic(2)
-    os.close(go_w)
-    _, status = os.waitpid(pid, 0)
+    try:
+        child_report = read_all(report_r, "the child's report", deadline)
+        os.close(report_r)
+        result['child'] = json.loads(child_report) if child_report else None
+        result['while_child'] = lb.traffic(2)
+        os.close(go_w)
+        status = wait_child(pid, 'the child, after the parent moved data',
+                            deadline)
+    except TimeoutError:
+        kill_child(pid)
+        raise
     result['child_exit'] = os.waitstatus_to_exitcode(status)
     result['after_child'] = lb.traffic(3)
     result['reg_mr_after_child'] = attempt(lambda: MR(lb.pd, SIZE, ACCESS))
