@@ -29,19 +29,36 @@ static void nonblocking(struct ibv_context *ctx)
 }
 
 /*
- * Wait up to @ms for an event of @type; acknowledge every event read.
- * Returns true when one came; @port/@qp get its element.
+ * Wait up to @ms in all for an event of @type, however many others come
+ * first; acknowledge every event read.  Returns true when one came;
+ * @port/@qp get its element.
  */
 static bool wait_event(struct ibv_context *ctx, enum ibv_event_type type,
 		       int ms, int *port, struct ibv_qp **qp)
 {
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	long deadline = gc_now_ms() + ms;
 	struct ibv_async_event ev;
 	bool found = false;
+	char what[80];
+	int r;
 
-	while (!found && poll(&pfd, 1, ms) == 1) {
-		if (ibv_get_async_event(ctx, &ev))
+	snprintf(what, sizeof(what), "async event \"%s\" of %s",
+		 ibv_event_type_str(type), ibv_get_device_name(ctx->device));
+	while (!found) {
+		/* One limit for all, and said whole: others may come first. */
+		r = gc_fd_ready_until(ctx->async_fd, POLLIN, deadline);
+		if (r < 0)
+			gc_diag("poll for %s: %s", what, strerror(errno));
+		/* Some callers expect none: a short wait stays quiet. */
+		else if (!r && ms > GC_QUIET_MS)
+			gc_diag("timeout: no %s within %d ms", what, ms);
+		if (r != 1)
 			break;
+		if (ibv_get_async_event(ctx, &ev)) {
+			gc_diag("ibv_get_async_event for %s: %s", what,
+				strerror(errno));
+			break;
+		}
 		gc_diag("async event: %s",
 			ibv_event_type_str(ev.event_type));
 		if (ev.event_type == type) {

@@ -87,15 +87,31 @@ static void recv_check(struct srq_test *t, int n, const char *what)
 static bool wait_async(struct ibv_context *ctx, enum ibv_event_type type,
 		       struct ibv_srq *srq)
 {
+	long deadline = gc_now_ms() + GC_TIMEOUT_MS;
 	struct ibv_async_event ev;
-	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
 	bool found = false;
+	char what[80];
+	int r;
 
+	snprintf(what, sizeof(what), "async event \"%s\" of the SRQ",
+		 ibv_event_type_str(type));
 	fcntl(ctx->async_fd, F_SETFL,
 	      fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
-	while (!found && poll(&pfd, 1, GC_TIMEOUT_MS) == 1) {
-		if (ibv_get_async_event(ctx, &ev))
+	/* One limit for all: other events may come first. */
+	while (!found) {
+		r = gc_fd_ready_until(ctx->async_fd, POLLIN, deadline);
+		if (r < 0)
+			gc_diag("poll for %s: %s", what, strerror(errno));
+		else if (!r)
+			gc_diag("timeout: no %s within %d ms", what,
+				GC_TIMEOUT_MS);
+		if (r != 1)
 			break;
+		if (ibv_get_async_event(ctx, &ev)) {
+			gc_diag("ibv_get_async_event for %s: %s", what,
+				strerror(errno));
+			break;
+		}
 		gc_diag("async event %s", ibv_event_type_str(ev.event_type));
 		found = ev.event_type == type && ev.element.srq == srq;
 		ibv_ack_async_event(&ev);
