@@ -26,9 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "guest_common.h" /* its limits only */
 
 static int passed, failed;
 /* Set around the checks of what upstream does not do (see above). */
@@ -177,17 +180,28 @@ static void ud_close(struct ud_end *e)
 		ibv_dealloc_pd(e->pd);
 }
 
-static bool ud_poll(struct ibv_cq *cq, struct ibv_wc *wc)
+/* As long as the other tests wait for a completion. */
+#define UD_POLL_S (GC_TIMEOUT_MS / 1000)
+
+static bool ud_poll(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 {
-	for (int i = 0; i < 2000000; i++) {
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0;; i++) {
 		int n = ibv_poll_cq(cq, 1, wc);
 
 		if (n)
 			return n == 1 && wc->status == IBV_WC_SUCCESS;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > UD_POLL_S) {
+			printf("# timeout: no %s completion after %d s\n",
+			       what, UD_POLL_S);
+			return false;
+		}
 		if (i > 1000)
 			usleep(10);
 	}
-	return false;
 }
 
 static void ipv4_fix_csum(uint8_t *hdr)
@@ -276,8 +290,8 @@ static void check_from_wc(struct ud_end *a, struct ud_end *b, int sgid,
 	swr.wr.ud.remote_qpn = b->qp->qp_num;
 	swr.wr.ud.remote_qkey = UD_QKEY;
 	sent = h && !ibv_post_recv(b->qp, &rwr, &rbad) &&
-	       !ibv_post_send(a->qp, &swr, &sbad) && ud_poll(a->cq, &wc) &&
-	       ud_poll(b->cq, &wc);
+	       !ibv_post_send(a->qp, &swr, &sbad) && ud_poll(a->cq, &wc, "UD send") &&
+	       ud_poll(b->cq, &wc, "UD receive");
 	if (h)
 		ibv_destroy_ah(h);
 	check(sent && (wc.wc_flags & IBV_WC_GRH), "%s: packet received", what);
