@@ -55,7 +55,7 @@ pair() {
 	cli=("$@")
 	rm -rf "$client_tmp/$name".*
 	LD_LIBRARY_PATH=$lib_dir trace_run "$client_tmp/$name.srv.ld" \
-		timeout 120 "${srv[@]}" >"$client_tmp/$name.srv.out" 2>&1 &
+		timeout -k 5 120 "${srv[@]}" >"$client_tmp/$name.srv.out" 2>&1 &
 	srv_pid=$!
 	if [[ $port == - ]]; then
 		sleep 2
@@ -63,7 +63,7 @@ pair() {
 		echo "    $name: the server did not listen on port $port"
 	fi
 	LD_LIBRARY_PATH=$lib_dir trace_run "$client_tmp/$name.cli.ld" \
-		timeout 120 "${cli[@]}" >"$client_tmp/$name.cli.out" 2>&1 ||
+		timeout -k 5 120 "${cli[@]}" >"$client_tmp/$name.cli.out" 2>&1 ||
 		cli_rc=$?
 	wait "$srv_pid" || srv_rc=$?
 	local bad

@@ -79,10 +79,11 @@ _client_ld_env() { # WANT
 # client_run WANT TAG CMD [ARGS...]
 # Runs CMD on WANT's library (project: LD_LIBRARY_PATH names the build's
 # lib directory; debian: it names Debian's; installed: see
-# _client_ld_env).  Saves TAG.out, TAG.err, TAG.rc under the temp
-# dir and checks through the loader's trace that CMD really ran on WANT.
+# _client_ld_env), for at most CLIENT_RUN_TIMEOUT seconds (default 120).
+# Saves TAG.out, TAG.err, TAG.rc under the temp dir and checks through
+# the loader's trace that CMD really ran on WANT.
 client_run() {
-	local want=$1 tag=$2 rc=0
+	local want=$1 tag=$2 rc=0 limit=${CLIENT_RUN_TIMEOUT:-120} t0
 	shift 2
 	# Debian's is the reference only if it is Debian's 44.0-2 (maps.sh).
 	if [[ $want == debian && -z $client_reference ]]; then
@@ -99,8 +100,17 @@ client_run() {
 		return 1
 	}
 	rm -rf "$client_tmp/$tag.ld"
-	trace_run "$client_tmp/$tag.ld" env "${client_ldenv[@]}" "$@" \
+	# A limit of its own, like client_pair's: status 124 (or 137) says
+	# this command hung, not the test's limit.
+	t0=$SECONDS
+	trace_run "$client_tmp/$tag.ld" \
+		timeout -k 5 "$limit" env "${client_ldenv[@]}" "$@" \
 		>"$client_tmp/$tag.out" 2>"$client_tmp/$tag.err" || rc=$?
+	# The command may exit 124 or 137 itself: it was killed only if it
+	# also ran to the limit.
+	if ((rc == 124 || rc == 137)) && ((SECONDS - t0 >= limit)); then
+		echo "# '$*' ($tag) still running after $limit s: killed"
+	fi
 	echo "$rc" >"$client_tmp/$tag.rc"
 	local verdict
 	if verdict=$(trace_assert "$client_tmp/$tag.ld" "$want" \

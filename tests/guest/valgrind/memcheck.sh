@@ -32,6 +32,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd -P)
 # shellcheck source=tests/guest/lib/client.sh
 source "$here/../lib/client.sh"
+# client_run's 120 s fits a client at full speed; under valgrind on TCG
+# one takes several times that, as the pingpongs' 300 s below say.
+CLIENT_RUN_TIMEOUT=${CLIENT_RUN_TIMEOUT:-300}
 client_init "${1:-}"
 demo=${2:-}
 l2=${3:-}
