@@ -408,12 +408,15 @@ out:
 	mw_pair_close(&t);
 }
 
-/* An event waiting on @ch right now (the CQE it would follow is there). */
+/*
+ * An event on @ch within @timeout_ms (the CQE it would follow is there):
+ * gc_wait_fd() retries after a signal and says what did not come, unless
+ * the wait is one of those that check that nothing comes.
+ */
 static bool event_ready(struct ibv_comp_channel *ch, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-
-	return poll(&pfd, 1, timeout_ms) == 1;
+	return gc_wait_fd(ch->fd, POLLIN, timeout_ms,
+			  "completion event of the solicited test's CQ") == 1;
 }
 
 static void test_solicited(void)
