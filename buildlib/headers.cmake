@@ -31,10 +31,17 @@ foreach(_hdr IN LISTS IBV_PUBLIC_HEADERS)
 		"${IBV_STAGED_INCLUDE}/infiniband/${_hdr}")
 endforeach()
 
+# The release macro (buildlib/release.cmake), the one generated header.
+configure_file("${_ibv_hdr_src_dir}/verbs_release.h.in"
+	"${IBV_STAGED_INCLUDE}/infiniband/verbs_release.h" @ONLY)
+list(APPEND IBV_STAGED_HEADERS
+	"${IBV_STAGED_INCLUDE}/infiniband/verbs_release.h")
+
 # A target to depend on; the copies themselves are made by configure_file.
 add_custom_target(ibv_public_headers SOURCES ${IBV_PUBLIC_HEADER_SOURCES})
 
 install(FILES ${IBV_PUBLIC_HEADER_SOURCES}
+	"${IBV_STAGED_INCLUDE}/infiniband/verbs_release.h"
 	DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/infiniband")
 
 unset(_hdr)

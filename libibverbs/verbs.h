@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include <infiniband/verbs_api.h>
+#include <infiniband/verbs_release.h>
 
 #ifdef __cplusplus
 extern "C" {

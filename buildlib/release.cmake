@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# RDMA_CORE_RELEASE: the rdma-core release whose libibverbs.so.1 this build
+# replaces, 44 (Debian bookworm) or 56 (Debian trixie).
+#
+# One binary cannot serve two releases: rdma-core 45 grew struct
+# ibv_qp_ex, which moved the members of struct verbs_qp that plug-ins
+# share with the library, under the same IBVERBS_PRIVATE_34 node and the
+# same -rdmav34.so suffix.  So the release is chosen when configuring.
+# The default is the release of Debian's libibverbs1 installed on the
+# build host (dpkg-query), so that the library built there loads that
+# host's plug-ins; 44 when it is not installed.  Only Debian's package is
+# asked, never pkg-config, which may find this project's own installed
+# libibverbs.pc and so make the default depend on what was installed.
+#
+# Included before project(): the release is part of the project's
+# version (1.14.<release>.0, as upstream numbers its library).
+#
+# What differs between releases lives in a few named places, each keyed
+# by this number and nothing else:
+#   - IBV_RDMA_CORE_RELEASE in <infiniband/verbs_release.h>, the one
+#     macro the headers and sources test;
+#   - libibverbs/libibverbs.map, preprocessed with the same macro;
+#   - tests/data/<release>/ and tests/host/abi/<release>/, the facts the
+#     tests compare against (ibv_release_data() picks them).
+# A new release adds its number to IBV_RELEASES and those places.
+
+set(IBV_RELEASES 44)
+
+function(_ibv_host_rdma_core_release out)
+	set(_rel "")
+	find_program(_ibv_dpkg_query NAMES dpkg-query)
+	if(_ibv_dpkg_query)
+		execute_process(COMMAND "${_ibv_dpkg_query}" -W
+			-f "\${Version}" libibverbs1
+			OUTPUT_VARIABLE _ver ERROR_QUIET
+			RESULT_VARIABLE _rc)
+		# Debian's version: [epoch:]<release>.<minor>-<revision>.
+		if(_rc EQUAL 0 AND _ver MATCHES "^([0-9]+:)?([0-9]+)\\.")
+			set(_rel "${CMAKE_MATCH_2}")
+		endif()
+	endif()
+	if(NOT _rel)
+		set(_rel 44)
+	endif()
+	set(${out} "${_rel}" PARENT_SCOPE)
+endfunction()
+
+if(NOT DEFINED RDMA_CORE_RELEASE)
+	_ibv_host_rdma_core_release(_ibv_host_release)
+	if(NOT _ibv_host_release IN_LIST IBV_RELEASES)
+		message(WARNING "rdma-core ${_ibv_host_release} on this host is "
+			"not a release this library implements "
+			"(${IBV_RELEASES}); building for 44")
+		set(_ibv_host_release 44)
+	endif()
+	set(RDMA_CORE_RELEASE "${_ibv_host_release}" CACHE STRING
+		"rdma-core release to replace (${IBV_RELEASES})")
+endif()
+set_property(CACHE RDMA_CORE_RELEASE PROPERTY STRINGS ${IBV_RELEASES})
+if(NOT RDMA_CORE_RELEASE IN_LIST IBV_RELEASES)
+	message(FATAL_ERROR "RDMA_CORE_RELEASE=${RDMA_CORE_RELEASE}: "
+		"one of ${IBV_RELEASES}")
+endif()
+message(STATUS "Building for rdma-core ${RDMA_CORE_RELEASE}")
+
+# The release's file among FILE's per-release versions: DIR/<release>/NAME
+# when that exists, else DIR/NAME (the 44 facts, which a later release
+# shares until it changes them).
+function(ibv_release_data out dir name)
+	if(EXISTS "${dir}/${RDMA_CORE_RELEASE}/${name}")
+		set(${out} "${dir}/${RDMA_CORE_RELEASE}/${name}" PARENT_SCOPE)
+	else()
+		set(${out} "${dir}/${name}" PARENT_SCOPE)
+	endif()
+endfunction()
