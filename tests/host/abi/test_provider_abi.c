@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The provider ABI against rdma-core 44's layouts: every struct a plug-in
- * shares with the library (provider_abi.h, the extended objects of
+ * The provider ABI against the layouts of the rdma-core release built
+ * (IBV_RDMA_CORE_RELEASE; 44's unless it has its own): every struct a
+ * plug-in shares with the library (provider_abi.h, the extended objects of
  * driver.h and the kernel's ioctl structs a plug-in fills inline) has the
  * size, and every member the offset and size (a bit-field its bits), that
  * pahole measured on rdma-core v44.0 (driver-layouts.txt, read at run
@@ -737,8 +738,9 @@ static void check_ours(void)
 		const struct layout *l = &ours[i];
 		struct fact *f = find(l->type, l->member);
 
-		if (!CHECK(f, "%s%s%s is in rdma-core 44's layout", l->type,
-			   l->member ? "." : "", l->member ? l->member : ""))
+		if (!CHECK(f, "%s%s%s is in rdma-core %d's layout", l->type,
+			   l->member ? "." : "", l->member ? l->member : "",
+			   IBV_RDMA_CORE_RELEASE))
 			continue;
 		f->found = 1;
 		if (!l->member) {
@@ -768,9 +770,9 @@ static void check_facts(void)
 
 	for (i = 0; i < nfacts; i++)
 		if (strcmp(facts[i].name, "(anonymous)"))
-			CHECK(facts[i].found, "%s%s%s of rdma-core 44 is ours",
+			CHECK(facts[i].found, "%s%s%s of rdma-core %d is ours",
 			      facts[i].type, facts[i].depth ? "." : "",
-			      facts[i].member);
+			      facts[i].member, IBV_RDMA_CORE_RELEASE);
 }
 
 /* The ops table: one pointer per op, in upstream's order, no gaps. */
