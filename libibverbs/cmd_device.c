@@ -399,6 +399,30 @@ static void copy_port_attr(struct ibv_port_attr *a,
 	a->flags = r->flags;
 }
 
+/*
+ * What only the ioctl method's response has.  From rdma-core 56 on that
+ * includes active_speed_ex (XDR and faster, which the 8-bit active_speed
+ * cannot say), 4 bytes after port_cap_flags2, where older uAPI headers
+ * (bookworm's) still have reserved bytes the kernel fills now: read it
+ * at that offset, whichever header this is built with.
+ */
+#define QUERY_PORT_SPEED_EX_OFF \
+	(offsetof(struct ib_uverbs_query_port_resp_ex, port_cap_flags2) + 4)
+_Static_assert(QUERY_PORT_SPEED_EX_OFF + sizeof(uint32_t) <=
+		       sizeof(struct ib_uverbs_query_port_resp_ex),
+	       "active_speed_ex is inside the kernel's response");
+
+static void copy_port_attr_ex(struct ibv_port_attr *a,
+			      const struct ib_uverbs_query_port_resp_ex *r)
+{
+	a->port_cap_flags2 = r->port_cap_flags2;
+#if IBV_RDMA_CORE_RELEASE >= 56
+	memcpy(&a->active_speed_ex,
+	       (const uint8_t *)r + QUERY_PORT_SPEED_EX_OFF,
+	       sizeof(a->active_speed_ex));
+#endif
+}
+
 static int query_port_ioctl(struct ibv_context *ctx, uint8_t port_num,
 			    struct ibv_port_attr *attr)
 {
@@ -415,7 +439,7 @@ static int query_port_ioctl(struct ibv_context *ctx, uint8_t port_num,
 	if (err)
 		return err;
 	copy_port_attr(attr, &resp.legacy_resp);
-	attr->port_cap_flags2 = resp.port_cap_flags2;
+	copy_port_attr_ex(attr, &resp);
 	return 0;
 }
 

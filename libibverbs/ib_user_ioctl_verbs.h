@@ -27,4 +27,22 @@
 #endif
 #endif
 
+/*
+ * rdma-core 56's copy of this header has the FLUSH access flags of Linux
+ * 6.2, which older uAPI headers lack: the same values as macros.  (Its
+ * ib_uverbs_query_port_resp_ex also names active_speed_ex, which the
+ * kernel added with XDR speeds and which older uAPI headers still call
+ * reserved bytes: a struct this wrapper cannot change; cmd_device.c reads
+ * the field at its offset.)
+ */
+#include <infiniband/verbs_release.h>
+#if IBV_RDMA_CORE_RELEASE >= 56 && defined(LINUX_VERSION_CODE) && \
+	defined(KERNEL_VERSION)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0) && \
+	!defined(IB_UVERBS_ACCESS_FLUSH_GLOBAL)
+#define IB_UVERBS_ACCESS_FLUSH_GLOBAL (1 << 8)
+#define IB_UVERBS_ACCESS_FLUSH_PERSISTENT (1 << 9)
+#endif
+#endif
+
 #endif /* INFINIBAND_IB_USER_IOCTL_VERBS_H */

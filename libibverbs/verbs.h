@@ -25,6 +25,10 @@
 #include <linux/types.h>
 #include <infiniband/verbs_api.h>
 #include <infiniband/verbs_release.h>
+#if IBV_RDMA_CORE_RELEASE >= 56
+/* rdma-core 56's verbs.h includes it: programs may rely on ETH_ALEN. */
+#include <linux/if_ether.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -414,6 +418,9 @@ enum ibv_port_cap_flags2 {
 	IBV_PORT_LINK_WIDTH_2X_SUP		= 1 << 4,
 	IBV_PORT_LINK_SPEED_HDR_SUP		= 1 << 5,
 	IBV_PORT_LINK_SPEED_NDR_SUP		= 1 << 10,
+#if IBV_RDMA_CORE_RELEASE >= 56
+	IBV_PORT_LINK_SPEED_XDR_SUP		= 1 << 12,
+#endif
 };
 
 /*
@@ -444,6 +451,10 @@ struct ibv_port_attr {
 	uint8_t			link_layer;
 	uint8_t			flags;		/* IBV_QPF_GRH_REQUIRED */
 	uint16_t		port_cap_flags2;
+#if IBV_RDMA_CORE_RELEASE >= 56
+	/* the speed as the kernel's extended response has it (XDR on) */
+	uint32_t		active_speed_ex;
+#endif
 };
 
 /*
@@ -530,6 +541,9 @@ enum ibv_wc_opcode {
 	IBV_WC_BIND_MW			= 5,
 	IBV_WC_LOCAL_INV		= 6,
 	IBV_WC_TSO			= 7,
+#if IBV_RDMA_CORE_RELEASE >= 56
+	IBV_WC_FLUSH			= 8,
+#endif
 	IBV_WC_ATOMIC_WRITE		= 9,
 	IBV_WC_RECV			= 1 << 7,
 	IBV_WC_RECV_RDMA_WITH_IMM	= 129,
@@ -629,6 +643,10 @@ enum ibv_access_flags {
 	IBV_ACCESS_HUGETLB		= 1 << 7,
 	/* first of the optional flags, see IBV_ACCESS_OPTIONAL_RANGE */
 	IBV_ACCESS_RELAXED_ORDERING	= IBV_ACCESS_OPTIONAL_FIRST,
+#if IBV_RDMA_CORE_RELEASE >= 56
+	IBV_ACCESS_FLUSH_GLOBAL		= 1 << 8,
+	IBV_ACCESS_FLUSH_PERSISTENT	= 1 << 9,
+#endif
 };
 
 struct ibv_pd {
@@ -1033,6 +1051,9 @@ enum ibv_qp_create_send_ops_flags {
 	IBV_QP_EX_WITH_BIND_MW			= 1 << 8,
 	IBV_QP_EX_WITH_SEND_WITH_INV		= 1 << 9,
 	IBV_QP_EX_WITH_TSO			= 1 << 10,
+#if IBV_RDMA_CORE_RELEASE >= 56
+	IBV_QP_EX_WITH_FLUSH			= 1 << 11,
+#endif
 	IBV_QP_EX_WITH_ATOMIC_WRITE		= 1 << 12,
 };
 
@@ -1180,8 +1201,28 @@ enum ibv_wr_opcode {
 	IBV_WR_SEND_WITH_INV		= 9,
 	IBV_WR_TSO			= 10,
 	IBV_WR_DRIVER1			= 11,
+#if IBV_RDMA_CORE_RELEASE >= 56
+	IBV_WR_FLUSH			= 14,
+#endif
 	IBV_WR_ATOMIC_WRITE		= 15,
 };
+
+#if IBV_RDMA_CORE_RELEASE >= 56
+/* The opcode's name, e.g. "send" for IBV_WR_SEND; never NULL. */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
+
+/* ibv_wr_flush()'s @type: where the flushed data must have arrived. */
+enum ibv_placement_type {
+	IBV_FLUSH_GLOBAL	= 1U << 0,	/* global visibility */
+	IBV_FLUSH_PERSISTENT	= 1U << 1,	/* persistent memory */
+};
+
+/* ibv_wr_flush()'s @level: what is flushed. */
+enum ibv_selectivity_level {
+	IBV_FLUSH_RANGE	= 0,	/* the range given */
+	IBV_FLUSH_MR	= 1,	/* the whole MR of the rkey */
+};
+#endif
 
 enum ibv_send_flags {
 	IBV_SEND_FENCE		= 1 << 0,
@@ -1354,6 +1395,11 @@ struct ibv_qp_ex {
 
 	void (*wr_atomic_write)(struct ibv_qp_ex *qp, uint32_t rkey,
 				uint64_t remote_addr, const void *atomic_wr);
+#if IBV_RDMA_CORE_RELEASE >= 56
+	void (*wr_flush)(struct ibv_qp_ex *qp, uint32_t rkey,
+			 uint64_t remote_addr, size_t len, uint8_t type,
+			 uint8_t level);
+#endif
 };
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
@@ -1483,6 +1529,16 @@ static inline void ibv_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey,
 {
 	qp->wr_atomic_write(qp, rkey, remote_addr, atomic_wr);
 }
+
+#if IBV_RDMA_CORE_RELEASE >= 56
+/* @type: enum ibv_placement_type bits; @level: enum ibv_selectivity_level. */
+static inline void ibv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
+				uint64_t remote_addr, size_t len, uint8_t type,
+				uint8_t level)
+{
+	qp->wr_flush(qp, rkey, remote_addr, len, type, level);
+}
+#endif
 
 /* Enhanced connection establishment options, see ibv_set_ece(). */
 struct ibv_ece {
@@ -2822,7 +2878,25 @@ static inline int ibv_modify_qp_rate_limit(struct ibv_qp *qp,
 	return vctx->modify_qp_rate_limit(qp, attr);
 }
 
-/* 1 if data of @op lands in memory in order, else 0; flags must be 0. */
+#if IBV_RDMA_CORE_RELEASE >= 56
+/* ibv_query_qp_data_in_order()'s @flags. */
+enum ibv_query_qp_data_in_order_flags {
+	IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = 1 << 0,
+};
+
+/* What ibv_query_qp_data_in_order() returns with RETURN_CAPS. */
+enum ibv_query_qp_data_in_order_caps {
+	IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG = 1 << 0,
+	IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES = 1 << 1,
+};
+#endif
+
+/*
+ * 1 if data of @op lands in memory in order, else 0.  This library asks
+ * no provider and promises no order: it returns 0 whatever @flags, so
+ * with rdma-core 56's IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS no
+ * ibv_query_qp_data_in_order_caps bit is ever returned.
+ */
 int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 			       uint32_t flags);
 
@@ -2954,7 +3028,11 @@ int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		     uint16_t lid);
 
+#if IBV_RDMA_CORE_RELEASE >= 56
+#define ETHERNET_LL_SIZE ETH_ALEN
+#else
 #define ETHERNET_LL_SIZE 6
+#endif
 
 /* RoCE: destination MAC (and VLAN id, if any) for @attr. */
 int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
