@@ -46,6 +46,11 @@
 #include "fork.h"
 #include "provider_abi.h"
 
+/* Layouts below depend on the release: a missing include must not pick 44. */
+#ifndef IBV_RDMA_CORE_RELEASE
+#error "IBV_RDMA_CORE_RELEASE is not defined: include <infiniband/verbs.h>"
+#endif
+
 /* Public entry points; everything else is hidden by -fvisibility=hidden. */
 #define IBV_EXPORT __attribute__((visibility("default")))
 
@@ -150,7 +155,10 @@ struct verbs_counters {
 /* A quick guard; tests/host/abi checks every member's offset. */
 _Static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr: rdma-core 44 ABI");
 _Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq: rdma-core 44 ABI");
-_Static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp: rdma-core 44 ABI");
+/* rdma-core 45 added ibv_qp_ex.wr_flush, which verbs_qp embeds. */
+_Static_assert(sizeof(struct verbs_qp) ==
+		       (IBV_RDMA_CORE_RELEASE >= 56 ? 376 : 368),
+	       "verbs_qp: the release's ABI");
 _Static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq: rdma-core 44 ABI");
 _Static_assert(sizeof(struct verbs_xrcd) == 16, "verbs_xrcd: rdma-core 44 ABI");
 _Static_assert(sizeof(struct verbs_flow_action) == 16,
@@ -211,11 +219,11 @@ static inline struct ibv_device *verbs_dev_ibv(struct verbs_device *vdev)
 }
 
 /*
- * The members of ibv_qp_ex (21 in rdma-core 44), ibv_cq_ex (18), ibv_wq
- * (1) and ibv_dm (2) the child guard wraps; provider_guard.c checks the
- * count.
+ * The members of ibv_qp_ex (21 in rdma-core 44, 22 from 45 on: wr_flush),
+ * ibv_cq_ex (18), ibv_wq (1) and ibv_dm (2) the child guard wraps;
+ * provider_guard.c checks the count.
  */
-#define VERBS_GUARD_SLOTS 42
+#define VERBS_GUARD_SLOTS ((IBV_RDMA_CORE_RELEASE >= 56 ? 22 : 21) + 18 + 1 + 2)
 
 struct guard_fns;
 

@@ -100,7 +100,19 @@
 	V(qpx, wr_atomic_write, NOTHING,                                       \
 	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr,                \
 	   const void *data),                                                  \
-	  (o, rkey, raddr, data))
+	  (o, rkey, raddr, data))                                              \
+	QPX_MEMBERS_SINCE_45(V, R)
+
+/* What rdma-core added to ibv_qp_ex after 44, in the releases built here. */
+#if IBV_RDMA_CORE_RELEASE >= 56
+#define QPX_MEMBERS_SINCE_45(V, R)                                          \
+	V(qpx, wr_flush, NOTHING,                                           \
+	  (struct ibv_qp_ex * o, uint32_t rkey, uint64_t raddr, size_t len, \
+	   uint8_t type, uint8_t level),                                    \
+	  (o, rkey, raddr, len, type, level))
+#else
+#define QPX_MEMBERS_SINCE_45(V, R)
+#endif
 
 #define CQX_READ(R, name, type) \
 	R(cqx, name, type, 0, (struct ibv_cq_ex * o), (o))
@@ -213,12 +225,14 @@ _Static_assert(offsetof(dm_obj, memcpy_to_dm) == sizeof(void *) &&
 	       "every function pointer of ibv_dm is in DM_MEMBERS");
 
 /*
- * And the structs are rdma-core 44's (Debian's <infiniband/verbs.h> on
+ * And the structs are the release's (Debian's <infiniband/verbs.h> on
  * LP64): a provider built against it fills in exactly these members.
  */
 _Static_assert(sizeof(void *) != 8 ||
-		       (sizeof(qpx_obj) == 352 && sizeof(cqx_obj) == 288),
-	       "ibv_qp_ex and ibv_cq_ex have rdma-core 44's layout");
+		       (sizeof(qpx_obj) ==
+				(IBV_RDMA_CORE_RELEASE >= 56 ? 360 : 352) &&
+			sizeof(cqx_obj) == 288),
+	       "ibv_qp_ex and ibv_cq_ex have the release's layout");
 
 /* The shared function of a slot, from the private state loaded once. */
 #define SHARED_FN(priv, kind, name)             \
