@@ -103,6 +103,9 @@ int vcmd_create_cq(struct ibv_context *ctx, int cqe,
 int vcmd_create_cq_ex(struct ibv_context *ctx,
 		      const struct ibv_cq_init_attr_ex *attr,
 		      struct verbs_cq *cq, struct vcmd_udata *udata) IBV_HIDDEN;
+/* The kernel's IB_UVERBS_CQ_FLAGS_* for an extended CQ's attributes. */
+uint32_t vcmd_cq_kernel_flags(const struct ibv_cq_init_attr_ex *attr)
+	IBV_HIDDEN;
 int vcmd_resize_cq(struct ibv_cq *cq, int cqe, struct vcmd_udata *udata)
 	IBV_HIDDEN;
 int vcmd_req_notify_cq(struct ibv_cq *cq, int solicited_only) IBV_HIDDEN;

@@ -77,7 +77,7 @@ int vcmd_create_cq(struct ibv_context *ctx, int cqe,
 }
 
 /* The kernel's CQ flags for what the application asked of the CQ. */
-static uint32_t cq_kernel_flags(const struct ibv_cq_init_attr_ex *attr)
+uint32_t vcmd_cq_kernel_flags(const struct ibv_cq_init_attr_ex *attr)
 {
 	uint32_t flags = 0;
 
@@ -100,7 +100,7 @@ int vcmd_create_cq_ex(struct ibv_context *ctx,
 		.cqe = attr->cqe,
 		.comp_vector = attr->comp_vector,
 		.comp_channel = attr->channel ? attr->channel->fd : -1,
-		.flags = cq_kernel_flags(attr),
+		.flags = vcmd_cq_kernel_flags(attr),
 	};
 	struct ib_uverbs_ex_create_cq_resp resp = {};
 	struct vcmd_write_req req = {

@@ -105,7 +105,7 @@ int vcmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 /* The kernel's errno unchanged, for plug-ins; the verbs map it. */
 static int reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			 uint64_t iova, int fd, int access,
-			 struct verbs_mr *vmr)
+			 struct verbs_mr *vmr, struct ibv_command_buffer *link)
 {
 	struct ibv_context *ctx = pd->context;
 	struct ib_uverbs_attr *handle;
@@ -126,7 +126,7 @@ static int reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 		      sizeof(lkey), true);
 	vcmd_attr_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey,
 		      sizeof(rkey), true);
-	err = vcmd_ioctl_ctx(ctx, &c);
+	err = vcmd_ioctl_link(ctx, &c, link);
 	if (err)
 		return err;
 
@@ -149,7 +149,7 @@ int vcmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 {
 	/* Drivers without dma-buf support (rxe) answer EOPNOTSUPP. */
 	return vcmd_ioctl_errno(
-		reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr));
+		reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr, NULL));
 }
 
 int vcmd_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
@@ -335,12 +335,27 @@ IBV_EXPORT int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 	return vcmd_set_errno(query_mr(pd, mr_handle, vmr));
 }
 
+/*
+ * rdma-core 54 added the plug-in's driver attributes (@driver, chained
+ * behind the library's) under the same symbol version.
+ */
+#if IBV_RDMA_CORE_RELEASE >= 56
+IBV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				     size_t length, uint64_t iova, int fd,
+				     int access, struct verbs_mr *vmr,
+				     struct ibv_command_buffer *driver)
+#else
 IBV_EXPORT int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				     size_t length, uint64_t iova, int fd,
 				     int access, struct verbs_mr *vmr)
+#endif
 {
+#if IBV_RDMA_CORE_RELEASE < 56
+	struct ibv_command_buffer *driver = NULL;
+#endif
+
 	if (verbs_inherited_strict(pd->context))
 		return vcmd_set_errno(EPERM);
-	return vcmd_set_errno(
-		reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr));
+	return vcmd_set_errno(reg_dmabuf_mr(pd, offset, length, iova, fd,
+					    access, vmr, driver));
 }

@@ -30,6 +30,11 @@
 
 #include "driver.h"
 
+/* Layouts below depend on the release: a missing include must not pick 44. */
+#ifndef IBV_RDMA_CORE_RELEASE
+#error "IBV_RDMA_CORE_RELEASE is not defined: include <infiniband/verbs.h>"
+#endif
+
 /* The two headers of an extended command. */
 struct ex_hdr {
 	struct ib_uverbs_cmd_hdr hdr;
@@ -156,6 +161,16 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+#if IBV_RDMA_CORE_RELEASE >= 56
+/* rdma-core 53 on: ibv_cmd_create_cq_ex() with driver attributes. */
+int ibv_cmd_create_cq_ex2(struct ibv_context *context,
+			  const struct ibv_cq_init_attr_ex *cq_attr,
+			  struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			  size_t cmd_size,
+			  struct ib_uverbs_ex_create_cq_resp *resp,
+			  size_t resp_size, uint32_t cmd_flags,
+			  struct ibv_command_buffer *driver);
+#endif
 int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,

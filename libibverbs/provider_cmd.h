@@ -28,6 +28,11 @@
 #include "kern_abi.h"
 #include "provider_abi.h"
 
+/* Layouts below depend on the release: a missing include must not pick 44. */
+#ifndef IBV_RDMA_CORE_RELEASE
+#error "IBV_RDMA_CORE_RELEASE is not defined: include <infiniband/verbs.h>"
+#endif
+
 /* ioctl() commands built by the plug-in (cmd_ioctl.c) */
 int execute_ioctl(struct ibv_context *context,
 		  struct ibv_command_buffer *cmd);
@@ -91,8 +96,16 @@ int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		      uint32_t num_sge);
 int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 		     uint32_t mr_handle);
+#if IBV_RDMA_CORE_RELEASE >= 56
+/* rdma-core 54 on: the plug-in's driver attributes chained (may be NULL). */
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr,
+			  struct ibv_command_buffer *driver);
+#else
 int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  uint64_t iova, int fd, int access,
 			  struct verbs_mr *vmr);
+#endif
 
 #endif /* IBV_PROVIDER_CMD_H */

@@ -189,6 +189,18 @@ static void test_execute_ioctl(struct gc_dev *dev)
 	       EPROTONOSUPPORT);
 }
 
+/* rdma-core 54 gave ibv_cmd_reg_dmabuf_mr() the driver's attributes. */
+static int reg_dmabuf_mr(struct ibv_pd *pd, int fd, struct verbs_mr *vmr)
+{
+#if IBV_RDMA_CORE_RELEASE >= 56
+	return ibv_cmd_reg_dmabuf_mr(pd, 0, 4096, 0, fd, IBV_ACCESS_LOCAL_WRITE,
+				     vmr, NULL);
+#else
+	return ibv_cmd_reg_dmabuf_mr(pd, 0, 4096, 0, fd, IBV_ACCESS_LOCAL_WRITE,
+				     vmr);
+#endif
+}
+
 static void test_missing_objects(struct gc_dev *dev)
 {
 	struct ibv_context *ctx = dev->ctx;
@@ -245,9 +257,7 @@ static void test_missing_objects(struct gc_dev *dev)
 	 * registration"), and its ioctl answers an unknown method with
 	 * EPROTONOSUPPORT, passed on as upstream does.
 	 */
-	expect("reg_dmabuf_mr with a bad fd",
-	       ibv_cmd_reg_dmabuf_mr(dev->pd, 0, 4096, 0, -1,
-				     IBV_ACCESS_LOCAL_WRITE, &vmr),
+	expect("reg_dmabuf_mr with a bad fd", reg_dmabuf_mr(dev->pd, -1, &vmr),
 	       gc_kernel_at_least(5, 12) ? EOPNOTSUPP : EPROTONOSUPPORT);
 }
 

@@ -142,6 +142,11 @@ static void test_write_commands(void)
 	REFUSED(ibv_cmd_create_cq_ex(ctx, &cq_attr, &vcq, (void *)cmd,
 				     sizeof(cmd), (void *)resp, sizeof(resp),
 				     0));
+#if IBV_RDMA_CORE_RELEASE >= 56
+	REFUSED(ibv_cmd_create_cq_ex2(ctx, &cq_attr, &vcq, (void *)cmd,
+				      sizeof(cmd), (void *)resp, sizeof(resp),
+				      0, NULL));
+#endif
 	REFUSED(ibv_cmd_req_notify_cq(&cq, 0));
 	REFUSED(ibv_cmd_resize_cq(&cq, 2, (void *)cmd, sizeof(cmd),
 				  (void *)resp, sizeof(resp)));
@@ -222,7 +227,11 @@ static void test_ioctl_commands(void)
 	REFUSED(ibv_cmd_advise_mr(&pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge,
 				  1));
 	REFUSED(ibv_cmd_query_mr(&pd, &vmr, 1));
+#if IBV_RDMA_CORE_RELEASE >= 56
+	REFUSED(ibv_cmd_reg_dmabuf_mr(&pd, 0, 8, 0, -1, 0, &vmr, NULL));
+#else
 	REFUSED(ibv_cmd_reg_dmabuf_mr(&pd, 0, 8, 0, -1, 0, &vmr));
+#endif
 
 	SKIPPED(ibv_cmd_destroy_wq(&wq));
 	SKIPPED(ibv_cmd_destroy_rwq_ind_table(&ind_tbl));

@@ -6,8 +6,9 @@
  * ibv_get_sysfs_path() / ibv_read_sysfs_file() on a sysfs-like tree in a
  * temporary directory.
  *
- * Usage: test_util DATADIR      (DATADIR holds strings.txt, rates.txt,
- *                                marshall.txt)
+ * Usage: test_util DATADIR [STRINGS]
+ *        (DATADIR holds strings.txt, rates.txt, marshall.txt; STRINGS
+ *        replaces DATADIR/strings.txt, for a release's own strings)
  */
 #include <errno.h>
 #include <limits.h>
@@ -40,12 +41,14 @@ void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst,
 void ibv_copy_path_rec_to_kern(struct ib_user_path_rec *dst,
 			       struct ibv_sa_path_rec *src);
 
+/* DIR/NAME, or NAME itself when DIR is NULL. */
 static FILE *open_data(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "",
+		 name);
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "cannot open %s: %s\n", path,
@@ -67,12 +70,16 @@ static const char *call_str(const char *fn, int v)
 		return ibv_event_type_str(v);
 	if (!strcmp(fn, "ibv_wc_status_str"))
 		return ibv_wc_status_str(v);
+#if IBV_RDMA_CORE_RELEASE >= 56
+	if (!strcmp(fn, "ibv_wr_opcode_str"))
+		return ibv_wr_opcode_str(v);
+#endif
 	return NULL;
 }
 
-static void test_strings(const char *dir)
+static void test_strings(const char *dir, const char *file)
 {
-	FILE *f = open_data(dir, "strings.txt");
+	FILE *f = file ? open_data(NULL, file) : open_data(dir, "strings.txt");
 	char line[512], fn[64];
 	int v, n, bad = 0, total = 0;
 
@@ -494,8 +501,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--root"))
 		return root_child(argv[2]);
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DATADIR\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s DATADIR [STRINGS]\n", argv[0]);
 		return 2;
 	}
 	if (!mkdtemp(tmpdir)) {
@@ -503,7 +510,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	test_strings(argv[1]);
+	test_strings(argv[1], argc == 3 ? argv[2] : NULL);
 	test_rates(argv[1]);
 	test_marshall_data(argv[1]);
 	test_path_rec_round_trip();
