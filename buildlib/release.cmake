@@ -17,13 +17,19 @@
 # version (1.14.<release>.0, as upstream numbers its library).
 #
 # What differs between releases lives in a few named places, each keyed
-# by this number and nothing else:
+# by this number and nothing else (and its Debian suite, which
+# buildlib/fetch-release maps it to):
 #   - IBV_RDMA_CORE_RELEASE in <infiniband/verbs_release.h>, the one
 #     macro the headers and sources test;
 #   - libibverbs/libibverbs.map, preprocessed with the same macro;
-#   - tests/data/<release>/ and tests/host/abi/<release>/, the facts the
-#     tests compare against (ibv_release_data() picks them).
-# A new release adds its number to IBV_RELEASES and those places.
+#   - the functions a release added, one file each, listed in
+#     libibverbs/CMakeLists.txt (IBVERBS_SINCE_<release>);
+#   - the facts the tests compare against, in a <release>/ directory
+#     beside 44's where a release differs (tests/data/56/, ...), which
+#     ibv_release_data() picks.
+# A new release adds its number to IBV_RELEASES, its suite to
+# buildlib/fetch-release and
+# those places.
 
 set(IBV_RELEASES 44)
 
@@ -63,6 +69,27 @@ if(NOT RDMA_CORE_RELEASE IN_LIST IBV_RELEASES)
 		"one of ${IBV_RELEASES}")
 endif()
 message(STATUS "Building for rdma-core ${RDMA_CORE_RELEASE}")
+
+# Where the reference is: the Debian packages of the release (44:
+# bookworm, 56: trixie, mapped in buildlib/fetch-release).  A build for the host's own release compares
+# with the host's installed rdma-core, as always.  Any other release's
+# packages are fetched (buildlib/fetch-release, cached, apt with a private
+# configuration) by the tests that need them: a test command is prefixed
+# with IBV_RELEASE_RUN, and IBV_RELEASE_ROOT ("@ROOT@", which that
+# replaces with the unpacked packages' directory) goes before the paths
+# of the reference files.  For the host's release both are empty.
+_ibv_host_rdma_core_release(IBV_HOST_RDMA_CORE_RELEASE)
+if(RDMA_CORE_RELEASE EQUAL IBV_HOST_RDMA_CORE_RELEASE)
+	set(IBV_RELEASE_RUN)
+	set(IBV_RELEASE_ROOT "")
+else()
+	set(IBV_RELEASE_RUN
+		"${CMAKE_CURRENT_LIST_DIR}/fetch-release" "${RDMA_CORE_RELEASE}"
+		--exec)
+	set(IBV_RELEASE_ROOT "@ROOT@")
+	message(STATUS "Tests compare with Debian's rdma-core "
+		"${RDMA_CORE_RELEASE} packages (buildlib/fetch-release)")
+endif()
 
 # The release's file among FILE's per-release versions: DIR/<release>/NAME
 # when that exists, else DIR/NAME (the 44 facts, which a later release

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * test_plugin_dlopen EXPECTED_LIBIBVERBS PLUGIN_DIR
+ * test_plugin_dlopen EXPECTED_LIBIBVERBS PLUGIN_DIR [MIN_PLUGINS DV_LIB...]
  *
  * Loads every provider plug-in of PLUGIN_DIR (lib*-rdmav34.so, Debian's
  * ibverbs-providers) and the direct-verbs libraries that programs link
- * against (libmlx5.so.1, libefa.so.1, libmana.so.1, libmlx4.so.1) with
- * dlopen(RTLD_NOW), in a process whose libibverbs.so.1 must be
- * EXPECTED_LIBIBVERBS (the project's, or Debian's to prove the test).
+ * against (libmlx5.so.1, libefa.so.1, libmana.so.1, libmlx4.so.1, or the
+ * DV_LIBs given) with dlopen(RTLD_NOW), in a process whose libibverbs.so.1
+ * must be EXPECTED_LIBIBVERBS (the project's, or Debian's to prove the
+ * test).  PLUGIN_DIR must hold at least MIN_PLUGINS (default 17, as
+ * ibverbs-providers 44 has).
  * RTLD_NOW binds every symbol a plug-in imports at once, so a plug-in that
  * needs an IBVERBS_PRIVATE_34 symbol or version the library lacks fails
  * here with the loader's own message, as it would in a user's program.
@@ -29,7 +31,7 @@
 #include "tap.h"
 
 /* What programs link directly (e.g. perftest: libmlx5 and libefa). */
-static const char *const dv_libs[] = {
+static const char *const default_dv_libs[] = {
 	"libmlx5.so.1",
 	"libefa.so.1",
 	"libmana.so.1",
@@ -95,16 +97,25 @@ static int plugin_filter(const struct dirent *d)
 
 int main(int argc, char **argv)
 {
+	const char *const *dv_libs = default_dv_libs;
+	size_t i, n_dv = sizeof(default_dv_libs) / sizeof(default_dv_libs[0]);
 	struct ibv_device **list;
 	struct dirent **ents;
 	char path[PATH_MAX];
-	size_t i;
-	int n;
+	int n, min = 17;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s EXPECTED_LIBIBVERBS PLUGIN_DIR\n",
+	if (argc < 3) {
+		fprintf(stderr,
+			"usage: %s EXPECTED_LIBIBVERBS PLUGIN_DIR "
+			"[MIN_PLUGINS DV_LIB...]\n",
 			argv[0]);
 		return 2;
+	}
+	if (argc > 3)
+		min = atoi(argv[3]);
+	if (argc > 4) {
+		dv_libs = (const char *const *)&argv[4];
+		n_dv = (size_t)(argc - 4);
 	}
 	/*
 	 * The library must be in use before any plug-in comes in.  Without
@@ -131,8 +142,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	/* Debian's ibverbs-providers 44 ships 17; fewer means a broken install. */
-	CHECK(n >= 17, "%d plug-ins in %s (ibverbs-providers 44 has 17)", n,
-	      argv[2]);
+	CHECK(n >= min, "%d plug-ins in %s (at least %d)", n, argv[2], min);
 	for (i = 0; i < (size_t)n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", argv[2], ents[i]->d_name);
 		load(path);
@@ -140,7 +150,7 @@ int main(int argc, char **argv)
 	}
 	free(ents);
 
-	for (i = 0; i < sizeof(dv_libs) / sizeof(dv_libs[0]); i++)
+	for (i = 0; i < n_dv; i++)
 		load(dv_libs[i]);
 
 	/* No plug-in brought a second libibverbs with it. */
