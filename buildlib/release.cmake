@@ -31,7 +31,7 @@
 # buildlib/fetch-release and
 # those places.
 
-set(IBV_RELEASES 44)
+set(IBV_RELEASES 44 56)
 
 function(_ibv_host_rdma_core_release out)
 	set(_rel "")
