@@ -15,7 +15,11 @@
   * nothing is exported unversioned (the version nodes' own ABS symbols,
     which some linkers emit, are fine);
   * every name@VERSION a known client binds to is exported;
-  * the version nodes exist and chain as upstream's do;
+  * the version nodes exist and chain as upstream's do: every
+    IBVERBS_1.x node the public and compat lists name, each inheriting
+    the one before it, and the one IBVERBS_PRIVATE_* node of the private
+    list, standing alone (so a release that adds or renames nodes is a
+    change of its lists, tests/data/<release>/, not of this script);
   * the SONAME is libibverbs.so.1.
 
 Debian's own library passes all of it (test symbols.exports.debian), which
@@ -32,11 +36,7 @@ import subprocess
 import sys
 import tempfile
 
-PUBLIC_CHAIN = ["IBVERBS_1.0", "IBVERBS_1.1", "IBVERBS_1.5", "IBVERBS_1.6",
-                "IBVERBS_1.7", "IBVERBS_1.8", "IBVERBS_1.9", "IBVERBS_1.10",
-                "IBVERBS_1.11", "IBVERBS_1.12", "IBVERBS_1.13",
-                "IBVERBS_1.14"]
-PRIVATE_NODE = "IBVERBS_PRIVATE_34"
+PUBLIC_NODE = re.compile(r"^IBVERBS_1\.(\d+)$")
 SONAME = "libibverbs.so.1"
 
 
@@ -142,6 +142,25 @@ def diff_lines(errors, title, expected, got):
         errors.extend("  +%s" % s for s in extra)
 
 
+def expected_nodes(public, compat, private):
+    """{node: [parents]} as the lists' versions imply, or exit."""
+    minors = set()
+    for s in public | compat:
+        m = PUBLIC_NODE.match(s.split("@", 1)[1])
+        if m:
+            minors.add(int(m.group(1)))
+    chain = ["IBVERBS_1.%d" % n for n in sorted(minors)]
+    priv = set(s.split("@", 1)[1] for s in private)
+    if not chain or len(priv) != 1 or not is_private("x@" + min(priv)):
+        sys.exit("the lists name no IBVERBS_1.x node or not exactly one "
+                 "IBVERBS_PRIVATE_* node: %s" % sorted(priv))
+    want = {chain[0]: []}
+    for prev, node in zip(chain, chain[1:]):
+        want[node] = [prev]
+    want[priv.pop()] = []
+    return want
+
+
 def check(lib, public, compat, private, private_exact, client, tool):
     errors = []
     default, nondefault, unversioned = dynamic_symbols(tool, lib)
@@ -186,10 +205,7 @@ def check(lib, public, compat, private, private_exact, client, tool):
         for s in unresolved:
             errors.append("  -%s" % s)
 
-    want = {PUBLIC_CHAIN[0]: []}
-    for prev, node in zip(PUBLIC_CHAIN, PUBLIC_CHAIN[1:]):
-        want[node] = [prev]
-    want[PRIVATE_NODE] = []
+    want = expected_nodes(public, compat, private)
     bad_nodes = []
     for node, parents in want.items():
         if node not in nodes:
