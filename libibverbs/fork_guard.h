@@ -81,6 +81,7 @@ enum verbs_child_reset_slot {
 	VERBS_RESET_FORK, /* fork.c: tracking and status */
 	VERBS_RESET_DEVICES, /* init.c: the device list */
 	VERBS_RESET_PLUGINS, /* plugin_load.c: the provider registry */
+	VERBS_RESET_CHILD_OBJECTS, /* fork_child.c: a child's own objects */
 	VERBS_RESET_SLOTS
 };
 

@@ -15,7 +15,9 @@
  *  - the data-path slots of struct ibv_context_ops that inline verbs call
  *    (poll_cq, req_notify_cq, post_send, post_recv, post_srq_recv,
  *    bind_mw) get library wrappers that refuse an inherited context with
- *    one load and compare (EPERM), then call the provider;
+ *    one load and compare, then call the provider; in a fork child the
+ *    refusal's cold branch first lets a child's own object through to
+ *    its real one (fork_child.c), else it fails with EPERM;
  *  - every extended slot of struct verbs_context the provider provides
  *    gets a wrapper that checks the child guard (the full check, control
  *    path) before the provider runs.  Destroy-type ops are not refused:
@@ -36,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fork_child.h"
 #include "ibverbs.h"
 #include "provider_guard.h"
 
@@ -142,10 +145,8 @@ static int pl_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
-	if (verbs_inherited(cq->context)) {
-		errno = EPERM;
-		return -EPERM;
-	}
+	if (verbs_inherited(cq->context))
+		return verbs_child_poll_cq(cq, n, wc);
 	return priv->ops.poll_cq(cq, n, wc);
 }
 
@@ -154,7 +155,7 @@ static int pl_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	const struct verbs_ex_private *priv = verbs_priv(cq->context);
 
 	if (verbs_inherited(cq->context))
-		return EPERM;
+		return verbs_child_req_notify_cq(cq, solicited_only);
 	return priv->ops.req_notify_cq(cq, solicited_only);
 }
 
@@ -163,10 +164,8 @@ static int pl_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	const struct verbs_ex_private *priv = verbs_priv(qp->context);
 
-	if (verbs_inherited(qp->context)) {
-		*bad_wr = wr;
-		return EPERM;
-	}
+	if (verbs_inherited(qp->context))
+		return verbs_child_post_send(qp, wr, bad_wr);
 	return priv->ops.post_send(qp, wr, bad_wr);
 }
 
@@ -175,10 +174,8 @@ static int pl_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 {
 	const struct verbs_ex_private *priv = verbs_priv(qp->context);
 
-	if (verbs_inherited(qp->context)) {
-		*bad_wr = wr;
-		return EPERM;
-	}
+	if (verbs_inherited(qp->context))
+		return verbs_child_post_recv(qp, wr, bad_wr);
 	return priv->ops.post_recv(qp, wr, bad_wr);
 }
 
@@ -201,6 +198,13 @@ static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 
 	if (verbs_inherited(qp->context))
 		return EPERM;
+	/*
+	 * A fork child's proxy MR has an inherited context, never the QP's:
+	 * refuse it before the provider reads it as its own.
+	 */
+	if (mw_bind && mw_bind->bind_info.mr &&
+	    mw_bind->bind_info.mr->context != qp->context)
+		return EINVAL;
 	return priv->ops.bind_mw(qp, mw, mw_bind);
 }
 
@@ -449,6 +453,9 @@ pl_alloc_parent_domain(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
+	/* A fork child's proxy PD has another (inherited) context. */
+	if (attr && attr->pd && attr->pd->context != ctx)
+		return verbs_null_errno(EINVAL);
 	return verbs_ops(ctx)->alloc_parent_domain(ctx, attr);
 }
 
@@ -515,6 +522,10 @@ static struct ibv_wq *pl_create_wq(struct ibv_context *ctx,
 
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
+	/* A fork child's proxies have another (inherited) context. */
+	if (attr && ((attr->pd && attr->pd->context != ctx) ||
+		     (attr->cq && attr->cq->context != ctx)))
+		return verbs_null_errno(EINVAL);
 	wq = verbs_ops(ctx)->create_wq(ctx, attr);
 	if (!wq)
 		return NULL;

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fork_child.h"
 #include "ibverbs.h"
 
 static int open_cdev(struct ibv_device *device)
@@ -96,6 +97,9 @@ IBV_EXPORT int ibv_close_device(struct ibv_context *ctx)
 		return -1;
 	}
 
+	/* A fork child's own context for this one goes with it. */
+	if (verbs_inherited(ctx))
+		verbs_child_close_device(ctx);
 	/*
 	 * The provider's free_context calls verbs_uninit_context(), which
 	 * closes cmd_fd and async_fd and drops the device reference.

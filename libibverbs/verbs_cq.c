@@ -3,6 +3,7 @@
  * Completion queues.  Polling and arming are data-path verbs, inline in
  * verbs.h and served by the provider directly.
  */
+#include "fork_child.h"
 #include "ibverbs.h"
 #include "provider_guard.h"
 
@@ -35,6 +36,12 @@ IBV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe,
 {
 	struct ibv_cq *cq;
 
+	if (ctx && verbs_inherited(ctx)) {
+		if (cqe <= 0 || !comp_vector_ok(ctx, comp_vector))
+			return verbs_null_errno(EINVAL);
+		return verbs_child_create_cq(ctx, cqe, cq_context, channel,
+					     comp_vector);
+	}
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (cqe <= 0 || !comp_vector_ok(ctx, comp_vector) ||
@@ -100,7 +107,9 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 	if (!attr || attr->cqe == 0 ||
 	    (attr->comp_mask & ~CQ_INIT_ATTR_MASK_SUPPORTED) ||
 	    !comp_vector_ok(ctx, attr->comp_vector) ||
-	    (attr->channel && attr->channel->context != ctx))
+	    (attr->channel && attr->channel->context != ctx) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	     attr->parent_domain && attr->parent_domain->context != ctx))
 		return verbs_null_errno(EINVAL);
 
 	cq = create_cq_guarded(ctx, attr);
@@ -134,6 +143,8 @@ IBV_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 
 	if (!cq || !cq->context)
 		return EINVAL;
+	if (verbs_inherited(cq->context) && verbs_child_destroy_cq(cq, &err))
+		return err;
 	channel = cq->channel;
 	/* In a fork child the provider frees only its user-space copy. */
 	err = destroy_cq_guarded(cq);
@@ -148,8 +159,17 @@ IBV_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	 * In a child, an inherited CQ's count is the parent's business, and
 	 * its mutex may have been held by a thread the child does not have.
 	 */
-	if (!cq || verbs_inherited(cq->context))
+	struct ibv_cq *real;
+
+	if (!cq)
 		return;
+	if (verbs_inherited(cq->context)) {
+		/* A child's own CQ counts on its real one. */
+		real = verbs_child_real_cq(cq);
+		if (real)
+			ibv_ack_cq_events(real, nevents);
+		return;
+	}
 	pthread_mutex_lock(&cq->mutex);
 	cq->comp_events_completed += nevents;
 	pthread_cond_signal(&cq->cond);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "fork_child.h"
 #include "ibverbs.h"
 
 IBV_EXPORT struct ibv_comp_channel *
@@ -18,6 +19,8 @@ ibv_create_comp_channel(struct ibv_context *ctx)
 	struct ibv_comp_channel *channel;
 	int fd, err;
 
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_create_channel(ctx);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	channel = calloc(1, sizeof(*channel));
@@ -35,10 +38,13 @@ ibv_create_comp_channel(struct ibv_context *ctx)
 
 IBV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
-	int busy;
+	int busy, ret;
 
 	if (!channel || !channel->context)
 		return EINVAL;
+	if (verbs_inherited(channel->context) &&
+	    verbs_child_destroy_channel(channel, &ret))
+		return ret;
 	/* No ctx->mutex, see channel_get() in verbs_cq.c. */
 	busy = __atomic_load_n(&channel->refcnt, __ATOMIC_ACQUIRE);
 	if (busy)
@@ -72,6 +78,10 @@ IBV_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel,
 		errno = EINVAL;
 		return -1;
 	}
+	/* A child's own channel: its events name the child's proxies. */
+	if (channel->context && verbs_inherited(channel->context) &&
+	    verbs_child_get_cq_event(channel, cq, cq_context, &err))
+		return err;
 	err = verbs_check_ctx(channel->context);
 	if (err) {
 		errno = err;

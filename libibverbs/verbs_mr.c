@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "fork_child.h"
 #include "ibverbs.h"
 
 static struct verbs_mr *to_vmr(struct ibv_mr *mr)
@@ -30,6 +31,8 @@ static struct ibv_mr *register_user_memory(struct ibv_pd *pd, void *addr,
 	struct ibv_mr *mr;
 	int err;
 
+	if (pd && pd->context && verbs_inherited(pd->context))
+		return verbs_child_reg_mr(pd, addr, length, iova, access);
 	if (verbs_refuse_pd(pd))
 		return NULL;
 	ops = verbs_ops(pd->context);
@@ -107,6 +110,8 @@ IBV_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	if (!mr || !mr->context)
 		return EINVAL;
 	ctx = mr->context;
+	if (verbs_inherited(ctx) && verbs_child_dereg_mr(mr, &err))
+		return err;
 	/*
 	 * A fork child frees only its copy (the provider sees that) and
 	 * leaves the fork tracker alone: the range is the parent's.  A child
@@ -143,7 +148,9 @@ static bool rereg_args_ok(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		return false;
 	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!addr || !length))
 		return false;
-	if ((flags & IBV_REREG_MR_CHANGE_PD) && !pd)
+	/* A fork child's proxy PD has another (inherited) context. */
+	if ((flags & IBV_REREG_MR_CHANGE_PD) &&
+	    (!pd || pd->context != mr->context))
 		return false;
 	return to_vmr(mr)->mr_type == IBV_MR_TYPE_MR;
 }
@@ -230,6 +237,10 @@ IBV_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 
 IBV_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
 {
+	/* A child's proxy stays linked: ibv_dereg_mr() frees it. */
+	if (mr && mr->context && verbs_inherited(mr->context) &&
+	    verbs_child_is_proxy_mr(mr))
+		return;
 	free(mr);
 }
 

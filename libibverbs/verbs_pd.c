@@ -2,10 +2,14 @@
 /* Protection domains, including PDs imported from another process. */
 #include <stdlib.h>
 
+#include "fork_child.h"
 #include "ibverbs.h"
 
 IBV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 {
+	/* A fork child gets a PD of its own (fork_child.c). */
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_alloc_pd(ctx);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (!verbs_ops(ctx)->alloc_pd)
@@ -15,8 +19,12 @@ IBV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 
 IBV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	int ret;
+
 	if (!pd || !pd->context)
 		return EINVAL;
+	if (verbs_inherited(pd->context) && verbs_child_dealloc_pd(pd, &ret))
+		return ret;
 	/*
 	 * In a fork child the provider frees only its user-space copy: the
 	 * PD belongs to the parent.
@@ -45,5 +53,9 @@ IBV_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *ctx,
 
 IBV_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
 {
+	/* A child's proxy stays linked: ibv_dealloc_pd() frees it. */
+	if (pd && pd->context && verbs_inherited(pd->context) &&
+	    verbs_child_is_proxy_pd(pd))
+		return;
 	free(pd);
 }

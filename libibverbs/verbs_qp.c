@@ -4,6 +4,7 @@
  * Posting is a data-path verb, inline in verbs.h and served by the
  * provider directly.
  */
+#include "fork_child.h"
 #include "ibverbs.h"
 #include "provider_guard.h"
 
@@ -18,6 +19,30 @@ static int check_qp(struct ibv_qp *qp)
 	if (!qp)
 		return EINVAL;
 	return verbs_check_ctx(qp->context);
+}
+
+/*
+ * The real QP behind a fork child's own QP (fork_child.c), whose verbs
+ * go there; NULL for any other QP.
+ */
+static struct ibv_qp *child_qp(struct ibv_qp *qp)
+{
+	if (!qp || !qp->context || !verbs_inherited(qp->context))
+		return NULL;
+	return verbs_child_real_qp(qp);
+}
+
+/* What a query of the real QP names, as the application knows it. */
+static void child_qp_translate(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			       int attr_mask,
+			       struct ibv_qp_init_attr *init_attr)
+{
+	init_attr->qp_context = qp->qp_context;
+	init_attr->send_cq = qp->send_cq;
+	init_attr->recv_cq = qp->recv_cq;
+	init_attr->srq = qp->srq;
+	if (attr_mask & IBV_QP_STATE)
+		qp->state = attr->qp_state;
 }
 
 static bool cq_belongs(struct ibv_cq *cq, struct ibv_context *ctx)
@@ -75,6 +100,9 @@ IBV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 	struct ibv_context *ctx;
 	struct ibv_qp *qp;
 
+	/* A fork child's QP goes to a context of its own (fork_child.c). */
+	if (pd && pd->context && verbs_inherited(pd->context))
+		return verbs_child_create_qp(pd, attr);
 	if (verbs_refuse_pd(pd))
 		return NULL;
 	ctx = pd->context;
@@ -113,8 +141,16 @@ struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
 IBV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			    int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
-	int err = check_qp(qp);
+	struct ibv_qp *real = child_qp(qp);
+	int err;
 
+	if (real) {
+		err = ibv_query_qp(real, attr, attr_mask, init_attr);
+		if (!err)
+			child_qp_translate(qp, attr, attr_mask, init_attr);
+		return err;
+	}
+	err = check_qp(qp);
 	if (err)
 		return err;
 	if (!attr || !init_attr)
@@ -130,8 +166,16 @@ IBV_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 IBV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			     int attr_mask)
 {
-	int err = check_qp(qp);
+	struct ibv_qp *real = child_qp(qp);
+	int err;
 
+	if (real) {
+		err = ibv_modify_qp(real, attr, attr_mask);
+		if (!err && (attr_mask & IBV_QP_STATE))
+			qp->state = attr->qp_state;
+		return err;
+	}
+	err = check_qp(qp);
 	if (err)
 		return err;
 	/* An empty mask is a no-op the kernel accepts (rdma-core 44 too). */
@@ -145,8 +189,12 @@ IBV_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 IBV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 {
+	int ret;
+
 	if (!qp || !qp->context)
 		return EINVAL;
+	if (verbs_inherited(qp->context) && verbs_child_destroy_qp(qp, &ret))
+		return ret;
 	/* In a fork child the provider frees only its user-space copy. */
 	return destroy_qp_guarded(qp);
 }
@@ -192,7 +240,12 @@ IBV_EXPORT int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 
 IBV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	int err = check_qp(qp);
+	struct ibv_qp *real = child_qp(qp);
+	int err;
+
+	if (real)
+		return ibv_query_ece(real, ece);
+	err = check_qp(qp);
 
 	if (err)
 		return err;
@@ -205,7 +258,12 @@ IBV_EXPORT int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 
 IBV_EXPORT int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
-	int err = check_qp(qp);
+	struct ibv_qp *real = child_qp(qp);
+	int err;
+
+	if (real)
+		return ibv_set_ece(real, ece);
+	err = check_qp(qp);
 
 	if (err)
 		return err;

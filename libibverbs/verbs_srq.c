@@ -36,7 +36,8 @@ IBV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
  * needs.  A request that could never work is EINVAL even on a provider
  * that lacks the type (EOPNOTSUPP comes after these checks).
  */
-static int check_srq_ex(const struct ibv_srq_init_attr_ex *attr)
+static int check_srq_ex(struct ibv_context *ctx,
+			const struct ibv_srq_init_attr_ex *attr)
 {
 	uint32_t mask = attr->comp_mask;
 	enum ibv_srq_type type = (mask & IBV_SRQ_INIT_ATTR_TYPE) ?
@@ -45,6 +46,11 @@ static int check_srq_ex(const struct ibv_srq_init_attr_ex *attr)
 	if (mask >= IBV_SRQ_INIT_ATTR_RESERVED)
 		return EOPNOTSUPP;
 	if (!(mask & IBV_SRQ_INIT_ATTR_PD))
+		return EINVAL;
+	/* A fork child's proxies have another (inherited) context. */
+	if (!attr->pd || attr->pd->context != ctx ||
+	    ((mask & IBV_SRQ_INIT_ATTR_CQ) && attr->cq &&
+	     attr->cq->context != ctx))
 		return EINVAL;
 	if (type == IBV_SRQT_XRC && (!(mask & IBV_SRQ_INIT_ATTR_XRCD) ||
 				     !(mask & IBV_SRQ_INIT_ATTR_CQ)))
@@ -66,7 +72,7 @@ struct ibv_srq *verbs_create_srq_ex(struct ibv_context *ctx,
 		return NULL;
 	if (!attr)
 		return verbs_null_errno(EINVAL);
-	err = check_srq_ex(attr);
+	err = check_srq_ex(ctx, attr);
 	if (err)
 		return verbs_null_errno(err);
 

@@ -145,6 +145,27 @@ static void child_data_path(struct objs *o)
 	want_eperm(o->ctx->ops.req_notify_cq(o->cq, 0), "req_notify_cq");
 }
 
+/*
+ * Creating verbs on the inherited 1.0 context and PD give the child
+ * objects of its own, which it can destroy again.
+ */
+static void child_own_objects(struct objs *o, void *buf, size_t len)
+{
+	struct ibv_pd_1_0 *pd = v10_alloc_pd(o->ctx);
+	struct ibv_mr_1_0 *mr =
+		v10_reg_mr(o->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_cq_1_0 *cq = v10_create_cq(o->ctx, 4, NULL, NULL, 0);
+	bool made = pd && mr && cq;
+
+	gc_guard(made,
+		 "child: 1.0 alloc_pd, reg_mr, create_cq give it its "
+		 "own (%s)",
+		 made ? "ok" : strerror(errno));
+	gc_guard((!cq || !v10_destroy_cq(cq)) && (!mr || !v10_dereg_mr(mr)) &&
+			 (!pd || !v10_dealloc_pd(pd)),
+		 "child: 1.0 destroys its own objects -> 0");
+}
+
 static void child_control_path(struct objs *o)
 {
 	struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_ERR };
@@ -153,11 +174,12 @@ static void child_control_path(struct objs *o)
 	struct ibv_srq_attr sattr;
 	char scratch[64];
 
-	want_null_eperm(v10_alloc_pd(o->ctx), "alloc_pd");
-	want_null_eperm(v10_reg_mr(o->pd, scratch, sizeof(scratch),
-				   IBV_ACCESS_LOCAL_WRITE),
-			"reg_mr");
-	want_null_eperm(v10_create_cq(o->ctx, 4, NULL, NULL, 0), "create_cq");
+	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 4,
+						     .max_sge = 1 } };
+
+	child_own_objects(o, scratch, sizeof(scratch));
+	/* An SRQ is not among the objects a child can make of its own. */
+	want_null_eperm(v10_create_srq(o->pd, &sinit), "create_srq");
 	want_eperm(v10_query_device(o->ctx, &dattr), "query_device");
 	want_eperm(v10_query_port(o->ctx, GC_PORT, &pattr), "query_port");
 	want_eperm(v10_query_srq(o->srq, &sattr), "query_srq");

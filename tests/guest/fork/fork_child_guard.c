@@ -3,12 +3,14 @@
  * The child guard: a fork child cannot use, or harm, the verbs objects it
  * inherited.
  *
- * In the child every verb on an inherited object fails with EPERM at once,
- * and cleanup (dereg, destroy, dealloc, close) returns 0 but reaches no
- * kernel object.  The parent then proves that nothing of it was touched:
- * its QP and MRs still move data, and no completion of the child's
- * attempts ever shows up on its CQs.  The child meanwhile opens the
- * devices afresh and does RDMA of its own.
+ * In the child every verb on an inherited object fails with EPERM at once
+ * (creating verbs on the inherited context and PD excepted: they give the
+ * child objects of its own, fork_child_objects.c), and cleanup (dereg,
+ * destroy, dealloc, close) returns 0 but reaches no kernel object.  The
+ * parent then proves that nothing of it was touched: its QP and MRs still
+ * move data, and no completion of the child's attempts ever shows up on
+ * its CQs.  The child meanwhile opens the devices afresh and does RDMA of
+ * its own.
  *
  * Upstream libibverbs has no such guard: this test is expected to fail
  * against it (ctest label "guard"), in exactly its gc_guard() checks.  The
@@ -129,6 +131,33 @@ static void child_data_path(struct parent_objs *o)
 	want_eperm(ibv_req_notify_cq(o->ev_cq, 0), "ibv_req_notify_cq");
 }
 
+/*
+ * Creating verbs on the inherited context and PD give the child objects
+ * of its own (fork_child.c), which it can destroy again.
+ */
+static void child_own_objects(struct parent_objs *o, void *buf, size_t len)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(o->p.a.ctx);
+	struct ibv_pd *pd = ibv_alloc_pd(o->p.a.ctx);
+	struct ibv_cq *cq = ch ? ibv_create_cq(o->p.a.ctx, 4, NULL, ch, 0) :
+				 NULL;
+	struct ibv_mr *mr =
+		ibv_reg_mr(o->p.a.pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_mr *mr2 =
+		pd ? ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	bool made = ch && pd && cq && mr && mr2;
+
+	gc_guard(made,
+		 "child: its own channel, PD, CQ and MRs on the "
+		 "inherited context and PD (%s)",
+		 made ? "ok" : strerror(errno));
+	gc_guard((!mr2 || !ibv_dereg_mr(mr2)) && (!mr || !ibv_dereg_mr(mr)) &&
+			 (!cq || !ibv_destroy_cq(cq)) &&
+			 (!pd || !ibv_dealloc_pd(pd)) &&
+			 (!ch || !ibv_destroy_comp_channel(ch)),
+		 "child: destroys its own objects -> 0");
+}
+
 static void child_control_path(struct parent_objs *o)
 {
 	struct ibv_qp_attr qattr = { .qp_state = IBV_QPS_ERR };
@@ -140,19 +169,16 @@ static void child_control_path(struct parent_objs *o)
 					 .recv_cq = o->p.cq_a,
 					 .qp_type = IBV_QPT_RC,
 					 .cap = { 1, 1, 1, 1, 0 } };
+	struct ibv_srq_init_attr sinit = { .attr = { 4, 1, 0 } };
 	struct ibv_cq *cq;
 	void *cq_ctx;
 	char scratch[64];
 	int ret;
 
-	want_null_eperm(ibv_alloc_pd(o->p.a.ctx), "ibv_alloc_pd");
-	want_null_eperm(ibv_reg_mr(o->p.a.pd, scratch, sizeof(scratch),
-				   IBV_ACCESS_LOCAL_WRITE), "ibv_reg_mr");
-	want_null_eperm(ibv_create_cq(o->p.a.ctx, 4, NULL, NULL, 0),
-			"ibv_create_cq");
+	child_own_objects(o, scratch, sizeof(scratch));
+	/* A QP on the parent's CQ: its completions are the parent's. */
 	want_null_eperm(ibv_create_qp(o->p.a.pd, &init), "ibv_create_qp");
-	want_null_eperm(ibv_create_comp_channel(o->p.a.ctx),
-			"ibv_create_comp_channel");
+	want_null_eperm(ibv_create_srq(o->p.a.pd, &sinit), "ibv_create_srq");
 	want_null_eperm(ibv_alloc_mw(o->p.a.pd, IBV_MW_TYPE_2),
 			"ibv_alloc_mw");
 	want_eperm(ibv_modify_qp(o->p.qp_a, &qattr, IBV_QP_STATE),

@@ -11,12 +11,15 @@ It prints one JSON object on stdout: what the parent and the child saw.
 Usage: fork_scenario.py DEVICE passive|active|active-no-post
 
 A passive child touches nothing it inherited and leaves with os._exit();
-an active child tries the inherited PD, MR and QP, uses a context of its
-own, then leaves with sys.exit().  active-no-post is active without the
+an active child tries the inherited PD, MR and QP, makes a PD and an MR,
+then CQ, QPs and MRs of its own on the inherited context and PD and moves
+bytes through them, uses a context of its own, then leaves with
+sys.exit().  active-no-post is active without the
 post_send on the inherited QP (its result is null): for a kernel that
 hangs the parent when a child's work request is in the parent's queue
 (see test_fork.py).
 """
+import errno
 import json
 import os
 import select
@@ -71,19 +74,26 @@ def ipv4_gid_index(ctx):
 class Loopback:
     """Two RC QPs on one device, connected to each other, and two MRs."""
 
-    def __init__(self, name):
-        self.ctx = Context(name=name)
-        self.gid_index = ipv4_gid_index(self.ctx)
-        self.pd = PD(self.ctx)
+    def __init__(self, name, on=None):
+        """On a device opened by name, or on @on's context and PD (the
+        ones a fork child inherited: its GID comes from @on, asked before
+        the fork, since a child may not query an inherited context)."""
+        if on:
+            self.ctx, self.pd = on.ctx, on.pd
+            self.gid_index, self.gid = on.gid_index, on.gid
+        else:
+            self.ctx = Context(name=name)
+            self.gid_index = ipv4_gid_index(self.ctx)
+            self.gid = self.ctx.query_gid(1, self.gid_index)
+            self.pd = PD(self.ctx)
         self.cq = CQ(self.ctx, 32)
         cap = QPCap(max_send_wr=8, max_recv_wr=8)
         init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=self.cq, rcq=self.cq,
                           cap=cap)
         self.qps = [QP(self.pd, init), QP(self.pd, init)]
         self.mrs = [MR(self.pd, SIZE, ACCESS), MR(self.pd, SIZE, ACCESS)]
-        gid = self.ctx.query_gid(1, self.gid_index)
         for qp, peer in zip(self.qps, reversed(self.qps)):
-            gr = GlobalRoute(dgid=gid, sgid_index=self.gid_index)
+            gr = GlobalRoute(dgid=self.gid, sgid_index=self.gid_index)
             ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
             qp.to_rts(rc_rts_attr(ACCESS, peer.qp_num, ah_attr))
 
@@ -128,6 +138,13 @@ def attempt(fn):
         return err.error_code
 
 
+def traffic_on_inherited(lb):
+    """A CQ, QPs and MRs of the child's on the inherited context and PD,
+    and RDMA through them: 0, or EIO when the bytes did not arrive."""
+    if not Loopback(None, on=lb).traffic(77):
+        raise PyverbsRDMAError('no traffic', errno.EIO)
+
+
 def child_tries(lb, post):
     """What the child gets from the inherited PD, MR and QP."""
     sge = SGE(lb.mrs[0].buf, 1, lb.mrs[0].lkey)
@@ -138,6 +155,7 @@ def child_tries(lb, post):
         'reg_mr': attempt(lambda: MR(lb.pd, SIZE, ACCESS)),
         'query_qp': attempt(lambda: lb.qps[0].query(e.IBV_QP_STATE)),
         'alloc_pd': attempt(lambda: PD(lb.ctx)),
+        'traffic_on_inherited': attempt(lambda: traffic_on_inherited(lb)),
     }
 
 

@@ -1,0 +1,888 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A fork child's own objects on the contexts it inherited.
+ *
+ * librdmacm opens each device once per process and keeps the context and
+ * a PD in a cache that fork() does not reset; libfabric's verbs provider
+ * takes its contexts from there.  A child of a process that touched
+ * rdma_cm therefore only ever sees inherited contexts.  The parent's
+ * kernel context is not the child's to use (the kernel refuses its write()
+ * commands from the child, and the parent's provider state - doorbells,
+ * mapped queues - is the parent's), so a creating verb the child calls on
+ * an inherited context or PD goes to a context of the child's own: a
+ * fresh open of the same device, made on first need, one per inherited
+ * context.  The object is created there, and the application gets a proxy:
+ * library memory laid out as the public object, whose context (and pd) are
+ * the inherited ones it passed, because librdmacm checks that a QP's PD
+ * and its cm_id share a context.  An inherited PD gets the child's own PD
+ * on the fresh context, made when first used.
+ *
+ * A proxy never reaches a provider.  Its context is inherited, so every
+ * verb refuses it as before (EPERM), except those that look it up here
+ * first: the destroying verbs, the QP's modify/query/ECE verbs, completion
+ * events, and the data path's cold branch (provider_context.c), which
+ * forwards to the real object's own context.  The parent never takes that
+ * branch, so its data path is unchanged.
+ *
+ * Proxies, the fresh contexts and the child's PDs for inherited PDs are
+ * found through one hash table keyed by the application's pointer.  It is
+ * ordinary memory, so a grandchild inherits it: there the real objects'
+ * contexts are inherited in turn, so their verbs refuse and their destroys
+ * free only this process's copy, and a context or PD that is needed again
+ * gets a fresh one of the grandchild's.  The lock is reset in every child
+ * before any of its threads can take it (fork_guard.c), so no thread of a
+ * parent can leave it held.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fork_child.h"
+#include "fork_guard.h"
+#include "ibverbs.h"
+
+enum child_kind {
+	CK_CTX, /* key: an inherited context; real: the fresh one */
+	CK_SHADOW_PD, /* key: an inherited PD; real: the child's PD */
+	CK_PD, /* the others: key is the proxy, real its object */
+	CK_CHANNEL,
+	CK_CQ,
+	CK_QP,
+	CK_MR,
+};
+
+/*
+ * @dying is the pid of the process destroying the real object, 0 while
+ * the proxy is live.  The entry stays linked until the real object is
+ * gone, so a proxy is always found: a lookup that misses means the
+ * pointer is no proxy, and only then may a verb hand it to a provider.
+ */
+struct child_obj {
+	struct child_obj *next;
+	const void *key;
+	enum child_kind kind;
+	pid_t dying;
+	void *real;
+};
+
+/*
+ * Proxies embed the library's layout of each object (driver.h), not just
+ * the public struct: exported helpers such as ibv_qp_to_qp_ex() and
+ * ibv_rereg_mr() read past it before they check the context.
+ */
+struct child_pd {
+	struct verbs_pd v;
+	struct child_obj o;
+};
+
+struct child_channel {
+	struct ibv_comp_channel pub;
+	struct child_obj o;
+};
+
+struct child_cq {
+	struct verbs_cq v;
+	struct child_obj o;
+};
+
+struct child_qp {
+	struct verbs_qp v;
+	struct child_obj o;
+};
+
+struct child_mr {
+	struct verbs_mr v;
+	struct child_obj o;
+};
+
+#define CHILD_BUCKETS 64
+
+static pthread_mutex_t child_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct child_obj *buckets[CHILD_BUCKETS];
+/* The process that adopted this memory image as a fork child. */
+static pid_t child_pid;
+
+/* A parent's thread may have held the lock at fork(): start unlocked. */
+static void child_objects_reset(void)
+{
+	pthread_mutex_init(&child_lock, NULL);
+	__atomic_store_n(&child_pid, getpid(), __ATOMIC_RELEASE);
+}
+
+/*
+ * A vfork() or CLONE_VM child of a fork child shares this table and the
+ * token page, so it would take the child's path, but the fresh contexts'
+ * descriptors are not its own and any context it opened would replace
+ * the child's entries in memory they share.  Only the adopter may act.
+ */
+static bool own_process(void)
+{
+	verbs_proc_enter();
+	return __atomic_load_n(&child_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
+__attribute__((constructor)) static void child_objects_init(void)
+{
+	verbs_register_child_reset(VERBS_RESET_CHILD_OBJECTS,
+				   child_objects_reset);
+}
+
+/*
+ * Adopt this process's token before the lock (that resets it in a new
+ * child), and keep cancellation off while it is held: opening a device
+ * under it reaches open(), a cancellation point.
+ */
+static int lock_begin(void)
+{
+	int cancel;
+
+	verbs_proc_enter();
+	cancel = verbs_nocancel_begin();
+	pthread_mutex_lock(&child_lock);
+	return cancel;
+}
+
+static void lock_end(int cancel)
+{
+	pthread_mutex_unlock(&child_lock);
+	verbs_nocancel_end(cancel);
+}
+
+static struct child_obj **bucket_of(const void *key)
+{
+	uintptr_t k = (uintptr_t)key;
+
+	return &buckets[((k >> 4) ^ (k >> 12)) % CHILD_BUCKETS];
+}
+
+static struct child_obj *find_locked(const void *key, enum child_kind kind)
+{
+	struct child_obj *o;
+
+	for (o = *bucket_of(key); o; o = o->next)
+		if (o->key == key && o->kind == kind)
+			return o;
+	return NULL;
+}
+
+/*
+ * One store links or unlinks an entry, so a child forked while another
+ * thread was here finds a consistent chain.
+ */
+static void insert_locked(struct child_obj *o)
+{
+	struct child_obj **b = bucket_of(o->key);
+
+	o->next = *b;
+	__atomic_store_n(b, o, __ATOMIC_RELEASE);
+}
+
+static void remove_locked(struct child_obj *o)
+{
+	struct child_obj **p;
+
+	for (p = bucket_of(o->key); *p; p = &(*p)->next) {
+		if (*p == o) {
+			__atomic_store_n(p, o->next, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+static void add(struct child_obj *o, const void *key, enum child_kind kind,
+		void *real)
+{
+	int cancel;
+
+	o->key = key;
+	o->kind = kind;
+	o->real = real;
+	cancel = lock_begin();
+	insert_locked(o);
+	lock_end(cancel);
+}
+
+/* The real object behind proxy @key, or NULL. */
+static void *real_of(const void *key, enum child_kind kind)
+{
+	struct child_obj *o;
+	void *real = NULL;
+	int cancel;
+
+	if (!own_process())
+		return NULL;
+	cancel = lock_begin();
+	o = find_locked(key, kind);
+	if (o)
+		real = o->real;
+	lock_end(cancel);
+	return real;
+}
+
+enum take_result {
+	TAKE_MISS, /* no proxy: the caller treats @key as before */
+	TAKE_OK, /* marked dying: destroy the real object, then finish() */
+	TAKE_STALE, /* dying when this process was forked: free the copy */
+	TAKE_REFUSED, /* *ret says why */
+};
+
+/*
+ * Start destroying proxy @key.  The entry stays linked while the real
+ * object is destroyed, so a concurrent post or poll still reaches it and
+ * a registration on a PD being deallocated still finds the PD's own.
+ */
+static enum take_result take(const void *key, enum child_kind kind,
+			     struct child_obj **out, int *ret)
+{
+	enum take_result r = TAKE_OK;
+	struct child_obj *o;
+	int cancel;
+
+	if (!own_process()) {
+		*ret = EPERM;
+		return TAKE_REFUSED;
+	}
+	cancel = lock_begin();
+	o = find_locked(key, kind);
+	if (!o) {
+		r = TAKE_MISS;
+	} else if (o->dying == getpid()) {
+		/* Another thread is destroying it right now. */
+		*ret = EBUSY;
+		r = TAKE_REFUSED;
+	} else if (o->dying) {
+		/*
+		 * An ancestor's thread was destroying the real object when
+		 * this process was forked: its copy may be half freed, so
+		 * leave it alone and drop only the proxy.
+		 */
+		remove_locked(o);
+		r = TAKE_STALE;
+	} else {
+		o->dying = getpid();
+	}
+	lock_end(cancel);
+	*out = o;
+	return r;
+}
+
+/* Unlink on success; a destroy that failed (EBUSY) leaves it usable. */
+static void finish(struct child_obj *o, int err)
+{
+	int cancel = lock_begin();
+
+	if (err)
+		o->dying = 0;
+	else
+		remove_locked(o);
+	lock_end(cancel);
+}
+
+/*
+ * Destroy proxy @key: its real object with @destroy, then the entry.
+ * False when @key is no proxy (the caller treats it as before); else
+ * true, with *ret the verb's result and *gone the entry whose proxy the
+ * caller frees, NULL when the proxy stays (refused, or the destroy
+ * failed).  A stale entry (see take()) is gone without a destroy.
+ */
+static bool destroy_proxy(const void *key, enum child_kind kind,
+			  int (*destroy)(struct child_obj *o),
+			  struct child_obj **gone, int *ret)
+{
+	struct child_obj *o;
+
+	*gone = NULL;
+	switch (take(key, kind, &o, ret)) {
+	case TAKE_MISS:
+		return false;
+	case TAKE_REFUSED:
+		return true;
+	case TAKE_STALE:
+		*ret = 0;
+		break;
+	case TAKE_OK:
+		*ret = destroy(o);
+		finish(o, *ret);
+		if (*ret)
+			return true;
+		break;
+	}
+	*gone = o;
+	return true;
+}
+
+/*
+ * The child's own context for inherited @ctx: opened on first need, and
+ * again in a grandchild, whose copy of the entry names its parent's.  The
+ * old one is left as it is: proxies the grandchild inherited still point
+ * at objects on it, which only it can free (as copies).
+ */
+static struct ibv_context *fresh_ctx_locked(struct ibv_context *ctx)
+{
+	struct child_obj *e = find_locked(ctx, CK_CTX);
+	struct ibv_context *fresh;
+
+	if (e && !verbs_inherited_strict(e->real))
+		return e->real;
+	fresh = ibv_open_device(ctx->device);
+	if (!fresh)
+		return NULL;
+	if (e) {
+		verbs_keep_reachable(e->real);
+		e->real = fresh;
+		return fresh;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		ibv_close_device(fresh);
+		return verbs_null_errno(ENOMEM);
+	}
+	e->key = ctx;
+	e->kind = CK_CTX;
+	e->real = fresh;
+	insert_locked(e);
+	return fresh;
+}
+
+static bool pd_owned_by(void *pd, struct ibv_context *fresh)
+{
+	return pd && ((struct ibv_pd *)pd)->context == fresh;
+}
+
+/*
+ * The PD on @fresh that stands for the application's @pd: a proxy's own,
+ * or the child's PD for an inherited one (also for a proxy inherited from
+ * a parent that was itself a child), made on first use.
+ */
+static struct ibv_pd *own_pd_locked(struct ibv_pd *pd,
+				    struct ibv_context *fresh)
+{
+	struct child_obj *e = find_locked(pd, CK_PD);
+	struct ibv_pd *real;
+
+	if (e && pd_owned_by(e->real, fresh))
+		return e->real;
+	e = find_locked(pd, CK_SHADOW_PD);
+	if (e && pd_owned_by(e->real, fresh))
+		return e->real;
+	real = ibv_alloc_pd(fresh);
+	if (!real)
+		return NULL;
+	if (e) {
+		verbs_keep_reachable(e->real);
+		e->real = real;
+		return real;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		ibv_dealloc_pd(real);
+		return verbs_null_errno(ENOMEM);
+	}
+	e->key = pd;
+	e->kind = CK_SHADOW_PD;
+	e->real = real;
+	insert_locked(e);
+	return real;
+}
+
+static struct ibv_context *fresh_ctx(struct ibv_context *ctx)
+{
+	struct ibv_context *fresh;
+	int cancel;
+
+	if (!own_process())
+		return verbs_null_errno(EPERM);
+	cancel = lock_begin();
+	fresh = fresh_ctx_locked(ctx);
+	lock_end(cancel);
+	return fresh;
+}
+
+static struct ibv_pd *own_pd(struct ibv_pd *pd)
+{
+	struct ibv_context *fresh;
+	struct ibv_pd *real = NULL;
+	int cancel;
+
+	if (!own_process())
+		return verbs_null_errno(EPERM);
+	cancel = lock_begin();
+	fresh = fresh_ctx_locked(pd->context);
+	if (fresh)
+		real = own_pd_locked(pd, fresh);
+	lock_end(cancel);
+	return real;
+}
+
+struct ibv_pd *verbs_child_alloc_pd(struct ibv_context *ctx)
+{
+	struct ibv_context *fresh = fresh_ctx(ctx);
+	struct child_pd *p;
+	struct ibv_pd *real;
+
+	if (!fresh)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return verbs_null_errno(ENOMEM);
+	real = ibv_alloc_pd(fresh);
+	if (!real) {
+		free(p);
+		return NULL;
+	}
+	p->v.pd.context = ctx;
+	p->v.pd.handle = real->handle;
+	add(&p->o, &p->v.pd, CK_PD, real);
+	return &p->v.pd;
+}
+
+static int dealloc_real_pd(struct child_obj *o)
+{
+	return ibv_dealloc_pd(o->real);
+}
+
+bool verbs_child_dealloc_pd(struct ibv_pd *pd, int *ret)
+{
+	struct child_obj *o;
+
+	/*
+	 * First the PD this process made to stand for @pd: an inherited PD
+	 * has one, and so has a proxy inherited from a parent that was
+	 * itself a child.
+	 */
+	switch (take(pd, CK_SHADOW_PD, &o, ret)) {
+	case TAKE_REFUSED:
+		return true;
+	case TAKE_STALE:
+		free(o);
+		break;
+	case TAKE_OK:
+		*ret = verbs_inherited_strict(
+			       ((struct ibv_pd *)o->real)->context) ?
+			       0 :
+			       ibv_dealloc_pd(o->real);
+		finish(o, *ret);
+		if (*ret)
+			return true;
+		free(o);
+		break;
+	case TAKE_MISS:
+		break;
+	}
+	if (!destroy_proxy(pd, CK_PD, dealloc_real_pd, &o, ret))
+		return false;
+	if (o)
+		free(container_of(o, struct child_pd, o));
+	return true;
+}
+
+struct ibv_comp_channel *verbs_child_create_channel(struct ibv_context *ctx)
+{
+	struct ibv_context *fresh = fresh_ctx(ctx);
+	struct ibv_comp_channel *real;
+	struct child_channel *ch;
+
+	if (!fresh)
+		return NULL;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return verbs_null_errno(ENOMEM);
+	real = ibv_create_comp_channel(fresh);
+	if (!real) {
+		free(ch);
+		return NULL;
+	}
+	/* The application polls the descriptor: it is the real one's. */
+	ch->pub.context = ctx;
+	ch->pub.fd = real->fd;
+	add(&ch->o, &ch->pub, CK_CHANNEL, real);
+	return &ch->pub;
+}
+
+/* Proxy CQs count on the proxy, as ibv_create_cq() does. */
+static int destroy_real_channel(struct child_obj *o)
+{
+	struct child_channel *ch = container_of(o, struct child_channel, o);
+
+	if (__atomic_load_n(&ch->pub.refcnt, __ATOMIC_ACQUIRE))
+		return EBUSY;
+	return ibv_destroy_comp_channel(o->real);
+}
+
+bool verbs_child_destroy_channel(struct ibv_comp_channel *ch, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(ch, CK_CHANNEL, destroy_real_channel, &o, ret))
+		return false;
+	if (o)
+		free(container_of(o, struct child_channel, o));
+	return true;
+}
+
+bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
+			      void **cq_context, int *ret)
+{
+	struct ibv_comp_channel *real = real_of(ch, CK_CHANNEL);
+	struct ibv_cq *rcq;
+	void *proxy;
+
+	if (!real)
+		return false;
+	*ret = ibv_get_cq_event(real, &rcq, &proxy);
+	if (*ret)
+		return true;
+	/* Every CQ on the real channel is a proxy's, made with its address. */
+	*cq = proxy;
+	*cq_context = (*cq)->cq_context;
+	return true;
+}
+
+/* A proxy channel of @ctx for a new CQ, its real one in *real. */
+static int cq_channel(struct ibv_context *ctx, struct ibv_comp_channel *ch,
+		      struct ibv_comp_channel **real)
+{
+	*real = NULL;
+	if (!ch)
+		return 0;
+	if (ch->context != ctx)
+		return EINVAL;
+	*real = real_of(ch, CK_CHANNEL);
+	/*
+	 * The parent's channel: its events are the parent's.  So are those
+	 * of a proxy inherited from a parent that was itself a child.
+	 */
+	if (*real && verbs_inherited_strict((*real)->context))
+		*real = NULL;
+	return *real ? 0 : EPERM;
+}
+
+struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
+				     void *cq_context,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector)
+{
+	struct ibv_comp_channel *rch;
+	struct ibv_context *fresh;
+	struct ibv_cq *real;
+	struct child_cq *cq;
+	int err;
+
+	err = cq_channel(ctx, channel, &rch);
+	if (err)
+		return verbs_null_errno(err);
+	fresh = fresh_ctx(ctx);
+	if (!fresh)
+		return NULL;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return verbs_null_errno(ENOMEM);
+	/* The real CQ's context is the proxy: its events name it. */
+	real = ibv_create_cq(fresh, cqe, &cq->v.cq, rch, comp_vector);
+	if (!real) {
+		free(cq);
+		return NULL;
+	}
+	cq->v.cq.context = ctx;
+	cq->v.cq.channel = channel;
+	cq->v.cq.cq_context = cq_context;
+	cq->v.cq.handle = real->handle;
+	cq->v.cq.cqe = real->cqe;
+	pthread_mutex_init(&cq->v.cq.mutex, NULL);
+	pthread_cond_init(&cq->v.cq.cond, NULL);
+	if (channel)
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
+	add(&cq->o, &cq->v.cq, CK_CQ, real);
+	return &cq->v.cq;
+}
+
+static int destroy_real_cq(struct child_obj *o)
+{
+	return ibv_destroy_cq(o->real);
+}
+
+bool verbs_child_destroy_cq(struct ibv_cq *cq, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(cq, CK_CQ, destroy_real_cq, &o, ret))
+		return false;
+	if (!o)
+		return true;
+	if (cq->channel)
+		__atomic_sub_fetch(&cq->channel->refcnt, 1, __ATOMIC_RELEASE);
+	pthread_cond_destroy(&cq->cond);
+	pthread_mutex_destroy(&cq->mutex);
+	free(container_of(o, struct child_cq, o));
+	return true;
+}
+
+struct ibv_cq *verbs_child_real_cq(struct ibv_cq *cq)
+{
+	return real_of(cq, CK_CQ);
+}
+
+struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp)
+{
+	return real_of(qp, CK_QP);
+}
+
+/*
+ * A QP's CQ: a proxy of the same context, or NULL.  The parent's CQ is
+ * refused: its queue and its completions are the parent's.
+ */
+static int qp_cq(struct ibv_context *ctx, struct ibv_cq *cq,
+		 struct ibv_cq **real)
+{
+	*real = NULL;
+	if (!cq)
+		return 0;
+	if (cq->context != ctx)
+		return EINVAL;
+	*real = verbs_child_real_cq(cq);
+	/* A proxy inherited from a child: its real CQ is not ours either. */
+	if (*real && verbs_inherited_strict((*real)->context))
+		*real = NULL;
+	return *real ? 0 : EPERM;
+}
+
+/*
+ * Only connected QPs without an SRQ: a UD work request names an AH, and
+ * an SRQ is one more object, which the child cannot make on an inherited
+ * context; a request naming the parent's would reach the provider as it
+ * is.
+ */
+static int qp_attr_ok(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
+		      struct ibv_cq **rs, struct ibv_cq **rr)
+{
+	int err;
+
+	if (!attr)
+		return EINVAL;
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC)
+		return EPERM;
+	if (attr->srq)
+		return attr->srq->context == pd->context ? EPERM : EINVAL;
+	err = qp_cq(pd->context, attr->send_cq, rs);
+	if (!err)
+		err = qp_cq(pd->context, attr->recv_cq, rr);
+	return err;
+}
+
+static void qp_fill(struct ibv_qp *pub, struct ibv_qp *real, struct ibv_pd *pd,
+		    const struct ibv_qp_init_attr *attr)
+{
+	pub->context = pd->context;
+	pub->qp_context = attr->qp_context;
+	pub->pd = pd;
+	pub->send_cq = attr->send_cq;
+	pub->recv_cq = attr->recv_cq;
+	pub->handle = real->handle;
+	pub->qp_num = real->qp_num;
+	pub->state = real->state;
+	pub->qp_type = real->qp_type;
+	pthread_mutex_init(&pub->mutex, NULL);
+	pthread_cond_init(&pub->cond, NULL);
+}
+
+struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
+				     struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr ra;
+	struct ibv_cq *rs, *rr;
+	struct ibv_qp *real;
+	struct child_qp *qp;
+	struct ibv_pd *rpd;
+	int err;
+
+	err = qp_attr_ok(pd, attr, &rs, &rr);
+	if (err)
+		return verbs_null_errno(err);
+	rpd = own_pd(pd);
+	if (!rpd)
+		return NULL;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return verbs_null_errno(ENOMEM);
+	ra = *attr;
+	ra.send_cq = rs;
+	ra.recv_cq = rr;
+	ra.qp_context = &qp->v.qp;
+	real = ibv_create_qp(rpd, &ra);
+	if (!real) {
+		free(qp);
+		return NULL;
+	}
+	/* What the provider granted, as ibv_create_qp() reports it. */
+	attr->cap = ra.cap;
+	qp_fill(&qp->v.qp, real, pd, attr);
+	add(&qp->o, &qp->v.qp, CK_QP, real);
+	return &qp->v.qp;
+}
+
+static int destroy_real_qp(struct child_obj *o)
+{
+	return ibv_destroy_qp(o->real);
+}
+
+bool verbs_child_destroy_qp(struct ibv_qp *qp, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(qp, CK_QP, destroy_real_qp, &o, ret))
+		return false;
+	if (!o)
+		return true;
+	pthread_cond_destroy(&qp->cond);
+	pthread_mutex_destroy(&qp->mutex);
+	free(container_of(o, struct child_qp, o));
+	return true;
+}
+
+struct ibv_mr *verbs_child_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				  uint64_t iova, unsigned int access)
+{
+	struct ibv_pd *rpd = own_pd(pd);
+	struct child_mr *mr;
+	struct ibv_mr *real;
+
+	if (!rpd)
+		return NULL;
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return verbs_null_errno(ENOMEM);
+	/* Fork tracking, if on, sees the registration there. */
+	real = ibv_reg_mr_iova2(rpd, addr, length, iova, access);
+	if (!real) {
+		free(mr);
+		return NULL;
+	}
+	mr->v.ibv_mr.context = pd->context;
+	mr->v.ibv_mr.pd = pd;
+	mr->v.ibv_mr.addr = real->addr;
+	mr->v.ibv_mr.length = real->length;
+	mr->v.ibv_mr.handle = real->handle;
+	mr->v.ibv_mr.lkey = real->lkey;
+	mr->v.ibv_mr.rkey = real->rkey;
+	mr->v.mr_type = IBV_MR_TYPE_MR;
+	mr->v.access = access;
+	add(&mr->o, &mr->v.ibv_mr, CK_MR, real);
+	return &mr->v.ibv_mr;
+}
+
+static int dereg_real_mr(struct child_obj *o)
+{
+	return ibv_dereg_mr(o->real);
+}
+
+bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(mr, CK_MR, dereg_real_mr, &o, ret))
+		return false;
+	if (o)
+		free(container_of(o, struct child_mr, o));
+	return true;
+}
+
+/*
+ * A proxy is the library's memory and stands for an object only this
+ * process can reach, so there is nothing to unimport: it stays usable and
+ * its destroying verb frees it.  True when @obj is one.
+ */
+bool verbs_child_is_proxy_pd(struct ibv_pd *pd)
+{
+	return real_of(pd, CK_PD);
+}
+
+bool verbs_child_is_proxy_mr(struct ibv_mr *mr)
+{
+	return real_of(mr, CK_MR);
+}
+
+/*
+ * Closing an inherited context closes the child's fresh one and the PDs
+ * it made there for inherited PDs.  Proxies still open are the
+ * application's to have destroyed first, as for any context.
+ */
+void verbs_child_close_device(struct ibv_context *ctx)
+{
+	struct child_obj *e, *o, *shadows = NULL;
+	struct ibv_context *fresh = NULL;
+	int cancel;
+
+	if (!own_process())
+		return;
+	cancel = lock_begin();
+	e = find_locked(ctx, CK_CTX);
+	if (e && !verbs_inherited_strict(e->real)) {
+		fresh = e->real;
+		remove_locked(e);
+		for (unsigned int i = 0; i < CHILD_BUCKETS; i++) {
+			for (o = buckets[i]; o; o = o->next) {
+				if (o->kind != CK_SHADOW_PD ||
+				    !pd_owned_by(o->real, fresh))
+					continue;
+				remove_locked(o);
+				o->key = shadows;
+				shadows = o;
+			}
+		}
+	}
+	lock_end(cancel);
+	if (!fresh)
+		return;
+	while (shadows) {
+		o = shadows;
+		shadows = (struct child_obj *)o->key;
+		ibv_dealloc_pd(o->real);
+		free(o);
+	}
+	ibv_close_device(fresh);
+	free(e);
+}
+
+int verbs_child_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	struct ibv_cq *real = verbs_child_real_cq(cq);
+
+	if (!real) {
+		errno = EPERM;
+		return -EPERM;
+	}
+	return real->context->ops.poll_cq(real, n, wc);
+}
+
+int verbs_child_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	struct ibv_cq *real = verbs_child_real_cq(cq);
+
+	if (!real)
+		return EPERM;
+	return real->context->ops.req_notify_cq(real, solicited_only);
+}
+
+int verbs_child_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr)
+{
+	struct ibv_qp *real = verbs_child_real_qp(qp);
+
+	if (!real) {
+		*bad_wr = wr;
+		return EPERM;
+	}
+	return real->context->ops.post_send(real, wr, bad_wr);
+}
+
+int verbs_child_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	struct ibv_qp *real = verbs_child_real_qp(qp);
+
+	if (!real) {
+		*bad_wr = wr;
+		return EPERM;
+	}
+	return real->context->ops.post_recv(real, wr, bad_wr);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A fork child's own objects on the contexts it inherited (fork_child.c).
+ *
+ * A child cannot use the parent's kernel context, but librdmacm and
+ * libfabric keep one ibv_context per device for the whole process and
+ * never reopen it in a child.  So a creating verb on an inherited context
+ * or PD makes the object on a context of the child's own (a fresh open of
+ * the same device, made on first need) and hands the application a proxy
+ * whose context and pd are the inherited ones it passed, as those
+ * libraries check.  See Documentation/fork-support.md, "A child's own
+ * objects".
+ *
+ * Every entry point is for a caller that found its context inherited
+ * (verbs_inherited()): none of this runs in a process that did not fork.
+ */
+#ifndef IBV_FORK_CHILD_H
+#define IBV_FORK_CHILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#ifndef IBV_HIDDEN
+#define IBV_HIDDEN __attribute__((visibility("hidden")))
+#endif
+
+/* Creating verbs on an inherited context, PD or proxy; NULL with errno. */
+struct ibv_pd *verbs_child_alloc_pd(struct ibv_context *ctx) IBV_HIDDEN;
+struct ibv_comp_channel *
+verbs_child_create_channel(struct ibv_context *ctx) IBV_HIDDEN;
+struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
+				     void *cq_context,
+				     struct ibv_comp_channel *channel,
+				     int comp_vector) IBV_HIDDEN;
+struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
+				     struct ibv_qp_init_attr *attr) IBV_HIDDEN;
+struct ibv_mr *verbs_child_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				  uint64_t iova,
+				  unsigned int access) IBV_HIDDEN;
+
+/*
+ * Destroying verbs: true when @obj is a proxy (or the caller is a vfork()
+ * child of the fork child, refused with EPERM), then *ret is the verb's
+ * result; false for an inherited object, which the caller treats as
+ * before.  A live proxy is always found (fork_child.c), so a provider
+ * never gets one here.  ibv_dealloc_pd() of an inherited PD also drops the child's
+ * handle for it; ibv_close_device() of an inherited context closes the
+ * child's fresh one.
+ */
+bool verbs_child_dealloc_pd(struct ibv_pd *pd, int *ret) IBV_HIDDEN;
+bool verbs_child_destroy_channel(struct ibv_comp_channel *ch,
+				 int *ret) IBV_HIDDEN;
+bool verbs_child_destroy_cq(struct ibv_cq *cq, int *ret) IBV_HIDDEN;
+bool verbs_child_destroy_qp(struct ibv_qp *qp, int *ret) IBV_HIDDEN;
+bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret) IBV_HIDDEN;
+void verbs_child_close_device(struct ibv_context *ctx) IBV_HIDDEN;
+
+/* ibv_unimport_pd()/_mr() leave a proxy alone: true when @obj is one. */
+bool verbs_child_is_proxy_pd(struct ibv_pd *pd) IBV_HIDDEN;
+bool verbs_child_is_proxy_mr(struct ibv_mr *mr) IBV_HIDDEN;
+
+/* The real object behind a proxy, NULL when @obj is not a proxy. */
+struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp) IBV_HIDDEN;
+struct ibv_cq *verbs_child_real_cq(struct ibv_cq *cq) IBV_HIDDEN;
+
+/* Completion events of a proxy channel: true when @ch is one. */
+bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
+			      void **cq_context, int *ret) IBV_HIDDEN;
+
+/*
+ * The data path's cold branch (provider_context.c): the wrapper found the
+ * object's context inherited.  A proxy's call goes to its real object;
+ * anything else is refused as before, with EPERM.
+ */
+int verbs_child_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc) IBV_HIDDEN;
+int verbs_child_req_notify_cq(struct ibv_cq *cq, int solicited_only) IBV_HIDDEN;
+int verbs_child_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr) IBV_HIDDEN;
+int verbs_child_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
+
+#endif /* IBV_FORK_CHILD_H */
