@@ -7,10 +7,14 @@
  *    MR caches and huge pages may stay; otherwise turn on fork tracking
  *    with ibv_fork_init() before registering anything.
  * 2. Register memory and connect two RC queue pairs on one device.
- * 3. fork().  The child tries the inherited QP, PD and MR (refused, and
- *    harmless to the parent), cleans them up, then opens the device
- *    afresh and does RDMA of its own.  Meanwhile and afterwards the parent
- *    writes new bytes and moves them through the same MRs.
+ * 3. fork().  The child tries the inherited QP (refused, and harmless to
+ *    the parent).  Then, as the child of a librdmacm or libfabric user
+ *    must, it makes a CQ, QPs and MRs of its own on the INHERITED context
+ *    and PD - the library puts them on a context of the child's, the
+ *    parent never sees them - and does RDMA through them.  It cleans up
+ *    the inherited objects, then opens the device afresh and does RDMA
+ *    there too.  Meanwhile and afterwards the parent writes new bytes and
+ *    moves them through the same MRs.
  *
  * Usage: ibv_fork_demo [-d DEVICE] [-g GID_INDEX]
  */
@@ -36,6 +40,8 @@ struct endpoint {
 	char *buf[2];
 	struct ibv_mr *mr[2];
 	int gid_index;
+	/* Asked once: a child may not query an inherited context. */
+	union ibv_gid gid;
 };
 
 static const char *status_name(enum ibv_fork_status status)
@@ -133,10 +139,6 @@ static int connect_qp(struct endpoint *ep, struct ibv_qp *qp,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ,
 	};
-	union ibv_gid gid;
-
-	if (ibv_query_gid(ep->ctx, 1, ep->gid_index, &gid))
-		return -1;
 	if (to_state(qp, &attr, IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 					IBV_QP_ACCESS_FLAGS))
 		return -1;
@@ -149,7 +151,7 @@ static int connect_qp(struct endpoint *ep, struct ibv_qp *qp,
 	attr.min_rnr_timer = 12;
 	attr.ah_attr.is_global = 1;
 	attr.ah_attr.port_num = 1;
-	attr.ah_attr.grh.dgid = gid;
+	attr.ah_attr.grh.dgid = ep->gid;
 	attr.ah_attr.grh.sgid_index = ep->gid_index;
 	attr.ah_attr.grh.hop_limit = 1;
 	if (to_state(qp, &attr, IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -169,8 +171,11 @@ static int connect_qp(struct endpoint *ep, struct ibv_qp *qp,
 					   IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* Step 2: a PD, a CQ, two MRs and two connected RC QPs on one device. */
-static int setup(struct endpoint *ep, const char *dev, int gid_index)
+/*
+ * A CQ, two MRs and two connected RC QPs on @ep's context and PD, which
+ * may be the ones a fork child inherited.
+ */
+static int build(struct endpoint *ep)
 {
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
@@ -181,14 +186,8 @@ static int setup(struct endpoint *ep, const char *dev, int gid_index)
 		     IBV_ACCESS_REMOTE_READ;
 	int i;
 
-	memset(ep, 0, sizeof(*ep));
-	ep->ctx = open_named(dev);
-	if (!ep->ctx)
-		return -1;
-	ep->gid_index = gid_index >= 0 ? gid_index : find_ipv4_gid(ep->ctx);
-	ep->pd = ibv_alloc_pd(ep->ctx);
 	ep->cq = ibv_create_cq(ep->ctx, 32, NULL, NULL, 0);
-	if (ep->gid_index < 0 || !ep->pd || !ep->cq)
+	if (!ep->cq)
 		return -1;
 	init.send_cq = init.recv_cq = ep->cq;
 	for (i = 0; i < 2; i++) {
@@ -214,7 +213,23 @@ static int setup(struct endpoint *ep, const char *dev, int gid_index)
 	return 0;
 }
 
-static void teardown(struct endpoint *ep)
+/* Step 2: open the device, then a PD and build() on them. */
+static int setup(struct endpoint *ep, const char *dev, int gid_index)
+{
+	memset(ep, 0, sizeof(*ep));
+	ep->ctx = open_named(dev);
+	if (!ep->ctx)
+		return -1;
+	ep->gid_index = gid_index >= 0 ? gid_index : find_ipv4_gid(ep->ctx);
+	ep->pd = ibv_alloc_pd(ep->ctx);
+	if (ep->gid_index < 0 || !ep->pd ||
+	    ibv_query_gid(ep->ctx, 1, ep->gid_index, &ep->gid))
+		return -1;
+	return build(ep);
+}
+
+/* What build() made; the context and PD are the caller's. */
+static void unbuild(struct endpoint *ep)
 {
 	int i;
 
@@ -228,6 +243,11 @@ static void teardown(struct endpoint *ep)
 	}
 	if (ep->cq)
 		ibv_destroy_cq(ep->cq);
+}
+
+static void teardown(struct endpoint *ep)
+{
+	unbuild(ep);
 	if (ep->pd)
 		ibv_dealloc_pd(ep->pd);
 	if (ep->ctx)
@@ -298,16 +318,25 @@ static int child(struct endpoint *inherited, const char *dev, int gid_index)
 			       .lkey = inherited->mr[0]->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_SEND }, *bad;
-	struct endpoint own;
-	struct ibv_mr *mr;
-	char scratch[64];
+	struct endpoint own, on_inherited = { 0 };
 	int err;
 
 	report("child", "ibv_post_send on inherited QP",
 	       ibv_post_send(inherited->qp[0], &wr, &bad));
-	mr = ibv_reg_mr(inherited->pd, scratch, sizeof(scratch),
-			IBV_ACCESS_LOCAL_WRITE);
-	report("child", "ibv_reg_mr on inherited PD", mr ? 0 : errno);
+
+	/*
+	 * A child of a librdmacm user has only the cached context and PD:
+	 * new objects on them are the child's own.
+	 */
+	on_inherited.ctx = inherited->ctx;
+	on_inherited.pd = inherited->pd;
+	on_inherited.gid_index = inherited->gid_index;
+	on_inherited.gid = inherited->gid;
+	err = build(&on_inherited) ? errno ? errno : EIO : 0;
+	if (!err)
+		err = rdma(&on_inherited, IBV_WR_RDMA_WRITE);
+	report("child", "RDMA WRITE, new QP on inherited PD", err);
+	unbuild(&on_inherited);
 	/* Cleanup code in a child must not hurt the parent. */
 	teardown(inherited);
 	report("child", "cleanup of inherited objects", 0);
