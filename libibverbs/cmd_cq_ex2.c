@@ -67,12 +67,7 @@ static int create_cq_ioctl(struct ibv_context *ctx,
 	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE);
 	handle = vcmd_attr_new_idr(&c, UVERBS_ATTR_CREATE_CQ_HANDLE);
 	add_cq_attrs(&c, ctx, attr, cq, &cqe);
-	if (udata->in_len)
-		vcmd_attr_in(&c, UVERBS_ATTR_UHW_IN, udata->in, udata->in_len,
-			     true);
-	if (udata->out_len)
-		vcmd_attr_out(&c, UVERBS_ATTR_UHW_OUT, udata->out,
-			      udata->out_len, true);
+	vcmd_attr_udata(&c, udata);
 
 	/* The kernel may report events as soon as the CQ exists. */
 	err = vcmd_events_init(&cq->cq.mutex, &cq->cq.cond);

@@ -111,12 +111,7 @@ static int get_context_ioctl(struct verbs_context *vctx,
 	int err;
 
 	context_method_start(&c, ctx, UVERBS_METHOD_GET_CONTEXT, &a);
-	if (udata && udata->in_len)
-		vcmd_attr_in(&c, UVERBS_ATTR_UHW_IN, udata->in, udata->in_len,
-			     true);
-	if (udata && udata->out_len)
-		vcmd_attr_out(&c, UVERBS_ATTR_UHW_OUT, udata->out,
-			      udata->out_len, true);
+	vcmd_attr_udata(&c, udata);
 	err = vcmd_ioctl_ctx(ctx, &c);
 	if (err)
 		return err;

@@ -100,6 +100,18 @@ struct ib_uverbs_attr *vcmd_attr_out(struct vcmd_ioctl *c, uint16_t id,
 	return a;
 }
 
+void vcmd_attr_udata(struct vcmd_ioctl *c, const struct vcmd_udata *udata)
+{
+	if (!udata)
+		return;
+	if (udata->in_len)
+		vcmd_attr_in(c, UVERBS_ATTR_UHW_IN, udata->in, udata->in_len,
+			     true);
+	if (udata->out_len)
+		vcmd_attr_out(c, UVERBS_ATTR_UHW_OUT, udata->out,
+			      udata->out_len, true);
+}
+
 struct ib_uverbs_attr *vcmd_attr_idr(struct vcmd_ioctl *c, uint16_t id,
 				     uint32_t handle)
 {

@@ -203,6 +203,9 @@ struct ib_uverbs_attr *vcmd_attr_in_u32(struct vcmd_ioctl *c, uint16_t id,
 struct ib_uverbs_attr *vcmd_attr_out(struct vcmd_ioctl *c, uint16_t id,
 				     void *data, size_t len,
 				     bool mandatory) IBV_HIDDEN;
+/* The provider's private request and response, where it has any. */
+void vcmd_attr_udata(struct vcmd_ioctl *c,
+		     const struct vcmd_udata *udata) IBV_HIDDEN;
 /* An existing object's handle. */
 struct ib_uverbs_attr *vcmd_attr_idr(struct vcmd_ioctl *c, uint16_t id,
 				     uint32_t handle) IBV_HIDDEN;

@@ -92,12 +92,7 @@ static int create_wq(struct ibv_context *ctx, struct ibv_wq_init_attr *attr,
 		      sizeof(max_sge), true);
 	vcmd_attr_out(&c, UVERBS_ATTR_CREATE_WQ_RESP_WQ_NUM, &wq_num,
 		      sizeof(wq_num), true);
-	if (udata->in_len)
-		vcmd_attr_in(&c, UVERBS_ATTR_UHW_IN, udata->in, udata->in_len,
-			     true);
-	if (udata->out_len)
-		vcmd_attr_out(&c, UVERBS_ATTR_UHW_OUT, udata->out,
-			      udata->out_len, true);
+	vcmd_attr_udata(&c, udata);
 
 	err = vcmd_ioctl_ctx(ctx, &c);
 	if (err == EPROTONOSUPPORT || err == ENOTTY) {
