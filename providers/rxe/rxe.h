@@ -36,6 +36,26 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 				uint16_t *vid);
 #endif
 
+#if IBV_RDMA_CORE_RELEASE >= 56
+/*
+ * A FLUSH request's member of the send WQE's wr.wr union: struct
+ * rxe_send_wr's "flush" in the kernel's <rdma/rdma_user_rxe.h> since
+ * Linux 6.2 (older linux-libc-dev lacks it, so it is spelled out here
+ * with the uAPI's layout; uAPI layouts never change).
+ */
+struct rxe_wr_flush {
+	__aligned_u64 remote_addr;
+	__u32 length;
+	__u32 rkey;
+	__u8 type;
+	__u8 level;
+};
+
+_Static_assert(sizeof(struct rxe_wr_flush) <=
+		       sizeof(((struct rxe_send_wr *)0)->wr),
+	       "flush fits the work request union");
+#endif
+
 struct rxe_device {
 	struct verbs_plugin_device ibv_dev;
 };

@@ -83,6 +83,12 @@ static int rxe_qp_map(struct rxe_qp *qp, const struct rxe_create_qp_resp *resp,
 }
 
 /* The send opcodes rxe executes for each QP type (ibv_qp_ex builders). */
+#if IBV_RDMA_CORE_RELEASE >= 56
+#define RXE_RC_SEND_OPS_SINCE_56 IBV_QP_EX_WITH_FLUSH
+#else
+#define RXE_RC_SEND_OPS_SINCE_56 0
+#endif
+
 static uint64_t rxe_send_ops_for(enum ibv_qp_type type)
 {
 	switch (type) {
@@ -94,7 +100,8 @@ static uint64_t rxe_send_ops_for(enum ibv_qp_type type)
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
 		       IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW |
-		       IBV_QP_EX_WITH_SEND_WITH_INV;
+		       IBV_QP_EX_WITH_SEND_WITH_INV |
+		       IBV_QP_EX_WITH_ATOMIC_WRITE | RXE_RC_SEND_OPS_SINCE_56;
 	case IBV_QPT_UC:
 		return IBV_QP_EX_WITH_RDMA_WRITE |
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |

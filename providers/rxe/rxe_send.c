@@ -27,6 +27,13 @@ enum {
 	RXE_OP_LOCAL	= 1 << 4,	/* no data, no remote side */
 	RXE_OP_ATOMIC	= 1 << 5,
 	RXE_OP_RDMA	= 1 << 6,	/* remote address and rkey */
+	/*
+	 * Built by an ibv_qp_ex builder alone, which carries all it needs:
+	 * struct ibv_send_wr has no field for ATOMIC_WRITE's value or
+	 * FLUSH's placement type and level, so ibv_post_send() refuses it,
+	 * and it takes no SGE or inline data.
+	 */
+	RXE_OP_BUILDER	= 1 << 7,
 };
 
 static const uint8_t rxe_op_info[] = {
@@ -43,6 +50,10 @@ static const uint8_t rxe_op_info[] = {
 	[IBV_WR_LOCAL_INV] = RXE_OP_RC | RXE_OP_LOCAL,
 	[IBV_WR_BIND_MW] = RXE_OP_RC | RXE_OP_UC | RXE_OP_LOCAL,
 	[IBV_WR_SEND_WITH_INV] = RXE_OP_RC | RXE_OP_INLINE,
+#if IBV_RDMA_CORE_RELEASE >= 56
+	[IBV_WR_FLUSH] = RXE_OP_RC | RXE_OP_BUILDER,
+#endif
+	[IBV_WR_ATOMIC_WRITE] = RXE_OP_RC | RXE_OP_BUILDER,
 };
 
 unsigned int rxe_type_bit(enum ibv_qp_type type)
@@ -82,6 +93,14 @@ static unsigned int rxe_op_lookup(const struct rxe_qp *qp, unsigned int op)
  * moves.  The empty asm keeps it from merging them back.
  */
 _Static_assert(RXE_SEND_HDR > 192 && RXE_SEND_HDR <= 256, "WQE header");
+/*
+ * An ATOMIC_WRITE carries its 8 bytes behind the header (the kernel's
+ * dma.atomic_wr, where inline data goes).  The kernel rounds a send queue
+ * element up to a power of two, so with a header above 192 bytes every
+ * element has at least 256: room for them even with no SGE and no inline
+ * data asked for.
+ */
+_Static_assert(RXE_SEND_HDR + sizeof(uint64_t) <= 256, "atomic write value");
 
 static inline void rxe_wqe_zero(struct rxe_send_wqe *wqe)
 {
@@ -253,7 +272,7 @@ static int rxe_check_send_wr(const struct rxe_qp *qp,
 	uint64_t len = 0;
 	int i;
 
-	if (!info)
+	if (!info || (info & RXE_OP_BUILDER))
 		return EINVAL;
 	if (info & RXE_OP_LOCAL) {
 		if (wr->opcode == IBV_WR_BIND_MW &&
@@ -476,7 +495,7 @@ static struct rxe_send_wqe *rxe_batch_cur(struct ibv_qp_ex *qpx)
 
 	if (qp->batch_err || !qp->batch_wqe)
 		return NULL;
-	if (qp->batch_info & RXE_OP_LOCAL)
+	if (qp->batch_info & (RXE_OP_LOCAL | RXE_OP_BUILDER))
 		return NULL;
 	return qp->batch_wqe;
 }
@@ -630,6 +649,65 @@ static void rxe_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	rxe_wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
 		      add, 0);
 }
+
+/*
+ * ATOMIC_WRITE: the 8 bytes at @atomic_wr are written to @remote_addr as
+ * one unit.  As with rdma-core's librxe, the kernel checks the address
+ * and the rkey; whether it executes the request at all it says in
+ * device_cap_flags_ex (IB_UVERBS_DEVICE_ATOMIC_WRITE, Linux 6.2 on), and
+ * the request is posted the same either way.
+ */
+static void rxe_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr, const void *atomic_wr)
+{
+	struct rxe_send_wqe *wqe;
+
+	if (!atomic_wr) {
+		rxe_batch_fail(qpx, EINVAL);
+		return;
+	}
+	wqe = rxe_batch_new(qpx, IBV_WR_ATOMIC_WRITE);
+	if (!wqe)
+		return;
+	rxe_wqe_rdma(wqe, rkey, remote_addr);
+	memcpy(wqe->dma.inline_data, atomic_wr, sizeof(uint64_t));
+	wqe->dma.length = sizeof(uint64_t);
+	wqe->dma.resid = sizeof(uint64_t);
+}
+
+#if IBV_RDMA_CORE_RELEASE >= 56
+/*
+ * FLUSH (rdma-core 45): make @len bytes at @remote_addr (IBV_FLUSH_RANGE)
+ * or the whole MR of @rkey (IBV_FLUSH_MR) globally visible or persistent
+ * (@type) at the responder.  The kernel reads the length from the
+ * WQE's dma.length, as for other requests; wr.flush.length gets it too.
+ */
+static void rxe_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			 uint64_t remote_addr, size_t len, uint8_t type,
+			 uint8_t level)
+{
+	struct rxe_send_wqe *wqe;
+	struct rxe_wr_flush *flush;
+
+	if (len > UINT32_MAX) {
+		rxe_batch_fail(qpx, EINVAL);
+		return;
+	}
+	wqe = rxe_batch_new(qpx, IBV_WR_FLUSH);
+	if (!wqe)
+		return;
+	/* The union is zeroed (rxe_wqe_init()); fill its flush member. */
+	flush = (struct rxe_wr_flush *)&wqe->wr.wr;
+	flush->remote_addr = remote_addr;
+	flush->length = (uint32_t)len;
+	flush->rkey = rkey;
+	flush->type = type;
+	flush->level = level;
+	wqe->iova = remote_addr;
+	wqe->dma.length = (uint32_t)len;
+	wqe->dma.resid = (uint32_t)len;
+}
+#endif
 
 static void rxe_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 			   uint32_t rkey,
@@ -795,5 +873,9 @@ int rxe_qp_ex_setup(struct rxe_qp *qp, uint64_t send_ops_flags)
 	qpx->wr_set_inline_data = rxe_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = rxe_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = rxe_wr_set_ud_addr;
+	qpx->wr_atomic_write = rxe_wr_atomic_write;
+#if IBV_RDMA_CORE_RELEASE >= 56
+	qpx->wr_flush = rxe_wr_flush;
+#endif
 	return 0;
 }
