@@ -2892,10 +2892,11 @@ enum ibv_query_qp_data_in_order_caps {
 #endif
 
 /*
- * 1 if data of @op lands in memory in order, else 0.  This library asks
- * no provider and promises no order: it returns 0 whatever @flags, so
- * with rdma-core 56's IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS no
- * ibv_query_qp_data_in_order_caps bit is ever returned.
+ * 1 if data of @op lands in memory in order, else 0.  Built for rdma-core
+ * 44 this library asks no provider and returns 0.  Built for 56 it asks
+ * the provider (on x86; elsewhere 0), and with @flags
+ * IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS returns its
+ * ibv_query_qp_data_in_order_caps bits instead; other @flags give 0.
  */
 int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 			       uint32_t flags);

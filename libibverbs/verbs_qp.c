@@ -199,12 +199,54 @@ IBV_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	return destroy_qp_guarded(qp);
 }
 
+#if IBV_RDMA_CORE_RELEASE >= 56
+/*
+ * rdma-core 56: the provider's answer, with the capabilities it returns
+ * when @flags asks for them (IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS),
+ * else 1 for a whole message in order.  Whole-message order implies
+ * order in 128-byte units.  Upstream asks only on x86, as other CPUs may
+ * see the device's writes out of order; an unknown flag, a provider
+ * without the op and a QP a fork child inherited answer 0, "no
+ * guarantee" (no errno: the verb has none).
+ */
+static int data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			 uint32_t flags)
+{
+#if defined(__i386__) || defined(__x86_64__)
+	struct ibv_qp *real = child_qp(qp);
+	int (*query)(struct ibv_qp *, enum ibv_wr_opcode, uint32_t);
+	int caps;
+
+	if (real)
+		qp = real;
+	if (check_qp(qp) ||
+	    (flags & ~(uint32_t)IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS))
+		return 0;
+	query = verbs_ops(qp->context)->query_qp_data_in_order;
+	if (!query)
+		return 0;
+	caps = query(qp, op, flags);
+	if (caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG)
+		caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+	if (flags)
+		return caps;
+	return !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
+#else
+	return 0;
+#endif
+}
+#endif
+
 IBV_EXPORT int ibv_query_qp_data_in_order(struct ibv_qp *qp,
 					  enum ibv_wr_opcode op,
 					  uint32_t flags)
 {
+#if IBV_RDMA_CORE_RELEASE >= 56
+	return data_in_order(qp, op, flags);
+#else
 	/* No built-in provider promises in-order data placement. */
 	return 0;
+#endif
 }
 
 /* Attach or detach: the same checks, one of two provider ops. */
