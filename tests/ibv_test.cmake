@@ -105,6 +105,21 @@ function(ibv_test name)
 	_ibv_test_add(${name} "${labels}" "${env}" "${T_TIMEOUT}"
 		"${T_PROPERTIES}" ${T_COMMAND})
 
+	# In a build for another release than the guest's (IBV_RELEASE_RUN,
+	# buildlib/release.cmake) Debian's library of that release is not
+	# installed: the twin runs on it through release-run.sh, which takes
+	# the release's packages from IBV_RELEASE_ROOT_DIR (run-all's phase
+	# 10) and sets LD_LIBRARY_PATH and GC_EXPECT_LIB itself.
+	if(debian AND guest AND IBV_RELEASE_RUN)
+		list(GET T_DEBIAN_COMMAND 0 prog)
+		list(REMOVE_AT T_DEBIAN_COMMAND 0)
+		if(TARGET ${prog})
+			set(prog "$<TARGET_FILE:${prog}>")
+		endif()
+		set(T_DEBIAN_COMMAND
+			"${CMAKE_SOURCE_DIR}/tests/guest/lib/release-run.sh"
+			"${IBV_DEBIAN_ARCH}" "${prog}" ${T_DEBIAN_COMMAND})
+	endif()
 	if(debian)
 		set(env ${T_ENV} "LD_LIBRARY_PATH=${IBV_DEBIAN_LIB_DIR}")
 		if(guest)
