@@ -29,8 +29,12 @@
 #define ASYNC_FD 1001
 #define NEW_HANDLE 77
 #define KERNEL_CQE 128
-/* A driver attribute in the driver's namespace, after UHW_IN / UHW_OUT. */
-#define DRV_ATTR (UVERBS_UDATA_DRIVER_DATA_FLAG | 2)
+/*
+ * A driver attribute in the driver's namespace, after UHW_IN / UHW_OUT.
+ * Spelled with the shift: Linux 6.1's UAPI names the namespace bit
+ * UVERBS_UDATA_DRIVER_DATA_FLAG, 6.12's (trixie) UVERBS_ID_DRIVER_NS.
+ */
+#define DRV_ATTR ((1UL << UVERBS_ID_NS_SHIFT) | 2)
 
 static struct {
 	int ioctls, writes;
