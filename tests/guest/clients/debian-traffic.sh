@@ -15,13 +15,20 @@
 # its exit status) and rping with -V (each side compares the ping data and
 # fails on a mismatch).  Any such line fails the pair.
 #
+# With CLIENT_ONLY=installed or debian (tests/pkg/in-guest) the pairs run
+# on that library instead of the project's.
+#
 # usage: debian-traffic.sh PATH/TO/PROJECT/libibverbs.so.1
 set -u
 # shellcheck source=tests/guest/lib/client.sh
 source "$(dirname "$0")/../lib/client.sh"
 client_init "${1:-}"
 
-lib_dir=$(ibv_lib_dir project)
+want=${CLIENT_ONLY:-project}
+_client_ld_env "$want" || {
+	not_ok "no $want library"
+	client_finish
+}
 # GID 1 of each device holds its IPv4 address (tests/vm sets them up).
 gid=1
 
@@ -42,8 +49,8 @@ wait_listen() {
 
 # pair NAME PORT SERVER_CMD... -- CLIENT_CMD...: server in the background,
 # the client once it listens on TCP port PORT ("-": an RDMA CM listener,
-# which ss cannot see, so a fixed 2 s); both must exit 0 on the project's
-# library.
+# which ss cannot see, so a fixed 2 s); both must exit 0 on the library
+# under test.
 pair() {
 	local name=$1 port=$2 srv=() cli=() srv_pid srv_rc=0 cli_rc=0
 	shift 2
@@ -54,16 +61,16 @@ pair() {
 	shift
 	cli=("$@")
 	rm -rf "$client_tmp/$name".*
-	LD_LIBRARY_PATH=$lib_dir trace_run "$client_tmp/$name.srv.ld" \
-		timeout -k 5 120 "${srv[@]}" >"$client_tmp/$name.srv.out" 2>&1 &
+	trace_run "$client_tmp/$name.srv.ld" timeout -k 5 120 \
+		env "${client_ldenv[@]}" "${srv[@]}" >"$client_tmp/$name.srv.out" 2>&1 &
 	srv_pid=$!
 	if [[ $port == - ]]; then
 		sleep 2
 	elif ! wait_listen "$port" "$srv_pid"; then
 		echo "    $name: the server did not listen on port $port"
 	fi
-	LD_LIBRARY_PATH=$lib_dir trace_run "$client_tmp/$name.cli.ld" \
-		timeout -k 5 120 "${cli[@]}" >"$client_tmp/$name.cli.out" 2>&1 ||
+	trace_run "$client_tmp/$name.cli.ld" timeout -k 5 120 \
+		env "${client_ldenv[@]}" "${cli[@]}" >"$client_tmp/$name.cli.out" 2>&1 ||
 		cli_rc=$?
 	wait "$srv_pid" || srv_rc=$?
 	local bad
@@ -81,7 +88,7 @@ pair() {
 	fi
 	local verdict side
 	for side in srv cli; do
-		if verdict=$(trace_assert "$client_tmp/$name.$side.ld" project \
+		if verdict=$(trace_assert "$client_tmp/$name.$side.ld" "$want" \
 			"$name $side"); then
 			ok "$verdict"
 		else

@@ -38,8 +38,10 @@ IBV_DEBIAN_LIB_DIR=/usr/lib/x86_64-linux-gnu
 # "against Debian" would compare ours with ours; ibv_verify_debian says so.
 # Its stable updates (44.0-2+deb12u1, ...) are the reference too: a
 # bookworm machine, and the root of tests/pkg/make-root, get them from
-# bookworm-security without anyone asking.
-IBV_DEBIAN_VERSION=44.0-2
+# bookworm-security without anyone asking.  tests/pkg/in-guest sets it to
+# the release of the root it runs in (tests/pkg/suite.sh: 56.1-1 in
+# trixie's).
+IBV_DEBIAN_VERSION=${IBV_DEBIAN_VERSION:-44.0-2}
 IBV_DEBIAN_RXE=$IBV_DEBIAN_LIB_DIR/libibverbs/librxe-rdmav34.so
 
 # _dpkg_owns PACKAGE PATH: PATH is in PACKAGE's file list (PACKAGE as
