@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# tests/pkg/suite.sh: what the package test knows about each Debian
+# release it runs in, in one place (sourced by make-root, run,
+# check-install and in-guest).  pkg_suite SUITE sets:
+#
+#   PKG_RDMA_VERSION  Debian's rdma-core in that release as shipped, the
+#                     reference the checks compare with (its stable
+#                     updates, +debNNuN, count as the same)
+#   PKG_RDMA_PKGS     Debian's RDMA packages whose files must keep working
+#                     with ours installed (librdmacm is librdmacm1t64 from
+#                     trixie on, the 64-bit time_t transition)
+#   PKG_EXTRA         packages of that release's test root beyond the
+#                     common ones of make-root
+#   PKG_KERNEL        the Debian suite whose kernel the guest boots
+#                     (tests/vm/fetch-kernel), empty for tests/vm/run's own
+#                     (the host's, bookworm's 6.1)
+#   PKG_GUEST_TIMEOUT seconds a guest boot of check-install may take
+#                     (PKG_VM_TIMEOUT overrides): trixie's runs the whole
+#                     client set, 11 minutes up to perftest's end on a
+#                     loaded 2-core machine
+#   PKG_CLIENTS       1: in-guest runs the release's whole client set
+#                     (pingpongs, rdmacm examples, perftest, libfabric, UCX)
+#                     besides the checks every release gets
+#
+# The rdma-core release the packages carry follows from the root they are
+# built in (debian/rules reads its libibverbs-dev), not from here.
+
+pkg_suite() { # SUITE
+	local common="libibverbs1 libibverbs-dev ibverbs-providers ibverbs-utils
+		rdmacm-utils rdma-core python3-pyverbs perftest libfabric1
+		libfabric-bin"
+	case $1 in
+	bookworm)
+		PKG_RDMA_VERSION=44.0-2
+		PKG_RDMA_PKGS="$common librdmacm1"
+		PKG_EXTRA=""
+		PKG_KERNEL=""
+		PKG_GUEST_TIMEOUT=600
+		PKG_CLIENTS=0
+		;;
+	trixie)
+		PKG_RDMA_VERSION=56.1-1
+		PKG_RDMA_PKGS="$common librdmacm1t64 libucx0 ucx-utils"
+		PKG_EXTRA="ucx-utils"
+		PKG_KERNEL=trixie
+		PKG_GUEST_TIMEOUT=2400
+		PKG_CLIENTS=1
+		;;
+	*)
+		echo "tests/pkg: no package test for Debian '$1' (bookworm, trixie)" >&2
+		return 2
+		;;
+	esac
+}
+
+# The suite of the Debian root DIR (its /etc/os-release).
+pkg_root_suite() { # DIR
+	(
+		# shellcheck disable=SC1091
+		. "$1/etc/os-release" && echo "${VERSION_CODENAME:?}"
+	)
+}
