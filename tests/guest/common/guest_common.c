@@ -795,3 +795,47 @@ pid_t gc_wait_child(pid_t pid, int *status, int timeout_ms, const char *what)
 	return gc_wait_child_limit(pid, status, gc_now_ms() + timeout_ms,
 				   timeout_ms, what);
 }
+
+bool gc_rdma_counts(char *buf, size_t len)
+{
+	FILE *f;
+	size_t n;
+
+	fflush(stdout);
+	f = popen("rdma resource show 2>&1", "r");
+	if (!f || len < 2) {
+		if (f)
+			pclose(f);
+		return false;
+	}
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	return pclose(f) == 0 && n > 0 && n < len - 1;
+}
+
+long gc_rdma_count(const char *counts, const char *dev, const char *type)
+{
+	char key[64], word[64];
+	const char *line, *p;
+	int used;
+	long val;
+
+	snprintf(key, sizeof(key), " %s: ", dev);
+	for (line = counts; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		p = strstr(line, key);
+		if (!p || (strchr(line, '\n') && p > strchr(line, '\n')))
+			continue;
+		p += strlen(key);
+		while (sscanf(p, "%63s %ld%n", word, &val, &used) == 2) {
+			if (!strcmp(word, type))
+				return val;
+			p += used;
+			if (*p == '\n')
+				break;
+		}
+		return -1;
+	}
+	return -1;
+}

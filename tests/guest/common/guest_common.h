@@ -244,4 +244,15 @@ pid_t gc_wait_child_until(pid_t pid, int *status, long deadline_ms,
 pid_t gc_wait_child(pid_t pid, int *status, int timeout_ms,
 		    const char *what);
 
+/*
+ * The kernel's object counts (restrack), as `rdma resource show` prints
+ * them per device: "0: rxe0: pd 2 cq 3 qp 3 cm_id 0 mr 2 ctx 1 srq 1".
+ * The guest runs one test at a time, so a change is the test's doing.
+ * gc_rdma_counts() reads the whole listing into @buf (false on failure);
+ * gc_rdma_count() picks the count of @type ("pd", "qp", ...) of device
+ * @dev from such a listing, or -1 when the kernel does not report it.
+ */
+bool gc_rdma_counts(char *buf, size_t len);
+long gc_rdma_count(const char *counts, const char *dev, const char *type);
+
 #endif /* GUEST_COMMON_H */
