@@ -12,10 +12,19 @@
  * its CQs.  The child meanwhile opens the devices afresh and does RDMA of
  * its own.
  *
+ * What the parent keeps is also read from the kernel: its object counts
+ * (`rdma resource show`) are taken before the fork and compared after the
+ * child, each of the child's destroys is checked against the count of its
+ * kind, and the parent asks its QPs and SRQ for their state.  A destroy
+ * that returned 0 proves nothing by itself: upstream returns 0 too, after
+ * destroying the parent's object through the kernel's ioctl path.
+ *
  * Upstream libibverbs has no such guard: this test is expected to fail
  * against it (ctest label "guard"), in exactly its gc_guard() checks.  The
- * set-up, the child's own RDMA and, in legacy mode, the MADV_DONTFORK on
- * every MR (parent's and child's) are upstream behaviour: gc_ok().
+ * set-up, the child's own RDMA, the return values of destroys that the
+ * kernel cannot show (AH, MW, channel, context) and, in legacy mode, the
+ * MADV_DONTFORK on every MR (parent's and child's) are upstream
+ * behaviour: gc_ok().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +48,19 @@ struct parent_objs {
 	struct ibv_qp *ud;
 	struct ibv_ah *ah;
 	struct ibv_mw *mw;
+	/* `rdma resource show` before the fork */
+	char counts[1024];
 };
+
+/* The kernel's count of @type objects on @dev now, or -1. */
+static long count_of(const char *dev, const char *type)
+{
+	char buf[1024];
+
+	return gc_rdma_counts(buf, sizeof(buf)) ?
+		       gc_rdma_count(buf, dev, type) :
+		       -1;
+}
 
 static int reg(struct gc_buf *buf, void **map, struct ibv_pd *pd)
 {
@@ -79,7 +100,8 @@ static int setup(struct parent_objs *o)
 	o->ah = gc_create_ah(&o->p.a, &o->p.b);
 	/* Memory windows are optional for a device; rxe has them. */
 	o->mw = ibv_alloc_mw(o->p.a.pd, IBV_MW_TYPE_1);
-	return o->ev_cq && o->srq && o->ud && o->ah ? 0 : -1;
+	return o->ev_cq && o->srq && o->ud && !gc_ud_ready(o->ud) && o->ah ? 0 :
+									     -1;
 }
 
 /* An int verb: must return EPERM. */
@@ -146,16 +168,36 @@ static void child_own_objects(struct parent_objs *o, void *buf, size_t len)
 	struct ibv_mr *mr2 =
 		pd ? ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	bool made = ch && pd && cq && mr && mr2;
+	long parent_ctx = gc_rdma_count(o->counts, "rxe0", "ctx");
+	long ctx = count_of("rxe0", "ctx");
 
-	gc_guard(made,
-		 "child: its own channel, PD, CQ and MRs on the "
-		 "inherited context and PD (%s)",
-		 made ? "ok" : strerror(errno));
-	gc_guard((!mr2 || !ibv_dereg_mr(mr2)) && (!mr || !ibv_dereg_mr(mr)) &&
-			 (!cq || !ibv_destroy_cq(cq)) &&
-			 (!pd || !ibv_dealloc_pd(pd)) &&
-			 (!ch || !ibv_destroy_comp_channel(ch)),
+	/*
+	 * Upstream makes them too, in the parent's kernel context (the
+	 * ioctl path does not check the caller); ours are on a fresh open
+	 * of rxe0, which the kernel counts.
+	 */
+	gc_guard(made && parent_ctx >= 0 && ctx == parent_ctx + 1,
+		 "child: its own channel, PD, CQ and MRs on the inherited "
+		 "context and PD, on a kernel context of its own (%s; rxe0 "
+		 "ctx: %ld before the fork, %ld now)",
+		 made ? "made" : strerror(errno), parent_ctx, ctx);
+	made = made && parent_ctx >= 0 && ctx == parent_ctx + 1;
+	gc_guard(made && !ibv_dereg_mr(mr2) && !ibv_dereg_mr(mr) &&
+			 !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
+			 !ibv_destroy_comp_channel(ch),
 		 "child: destroys its own objects -> 0");
+	if (!made) {
+		if (mr2)
+			ibv_dereg_mr(mr2);
+		if (mr)
+			ibv_dereg_mr(mr);
+		if (cq)
+			ibv_destroy_cq(cq);
+		if (pd)
+			ibv_dealloc_pd(pd);
+		if (ch)
+			ibv_destroy_comp_channel(ch);
+	}
 }
 
 static void child_control_path(struct parent_objs *o)
@@ -198,30 +240,71 @@ static void child_control_path(struct parent_objs *o)
 		strerror(errno));
 }
 
-/* Cleanup in the child: 0, and (checked by the parent) harmless. */
+/*
+ * A destroy in the child: 0, and the parent's object still in the kernel,
+ * by the count of its kind on its device.  @own is how many objects of
+ * the child's own the destroy also frees there: the PD the child made for
+ * an inherited PD it registered on (fork-support.md, "Destroying").  A
+ * kernel that does not count the kind (5.10 has no SRQ count) leaves only
+ * the return value; the parent's checks still see the object.
+ */
+#define KEPT(call, what, dev, type, own)                                     \
+	do {                                                                 \
+		long before_ = count_of(dev, type), after_;                  \
+		int ret_ = (call);                                           \
+                                                                             \
+		after_ = count_of(dev, type);                                \
+		if (before_ < 0 && after_ < 0)                               \
+			gc_guard(ret_ == 0,                                  \
+				 "child: %s -> 0 (%d; this kernel does not " \
+				 "count %s objects)",                        \
+				 what, ret_, type);                          \
+		else                                                         \
+			gc_guard(ret_ == 0 && before_ >= 0 &&                \
+					 after_ == before_ - (own),          \
+				 "child: %s -> 0 (%d), the parent's %s "     \
+				 "stays in the kernel (%s %s: %ld -> %ld)",  \
+				 what, ret_, type, dev, type, before_,       \
+				 after_);                                    \
+	} while (0)
+
+/*
+ * Cleanup in the child: 0, and harmless, which the kernel's counts show
+ * here and the parent checks again after the child.  AHs, MWs and
+ * channels have no count, and a context stays open in the kernel while
+ * the parent holds it (upstream's close frees the child's copy too): for
+ * those the 0 is upstream behaviour, and the parent checks what it can.
+ */
 static void child_cleanup(struct parent_objs *o)
 {
 	if (o->mw)
-		gc_guard(ibv_dealloc_mw(o->mw) == 0,
-			 "child: ibv_dealloc_mw -> 0");
-	gc_guard(ibv_destroy_ah(o->ah) == 0, "child: ibv_destroy_ah -> 0");
-	gc_guard(ibv_destroy_qp(o->ud) == 0, "child: ibv_destroy_qp (UD) -> 0");
-	gc_guard(ibv_destroy_srq(o->srq) == 0, "child: ibv_destroy_srq -> 0");
-	gc_guard(ibv_destroy_cq(o->ev_cq) == 0, "child: ibv_destroy_cq -> 0");
-	gc_guard(ibv_destroy_comp_channel(o->channel) == 0,
-		 "child: ibv_destroy_comp_channel -> 0");
-	gc_guard(ibv_dereg_mr(o->a.mr) == 0, "child: ibv_dereg_mr -> 0");
-	gc_guard(ibv_dereg_mr(o->b.mr) == 0, "child: ibv_dereg_mr -> 0");
-	gc_guard(ibv_destroy_qp(o->p.qp_a) == 0, "child: ibv_destroy_qp -> 0");
-	gc_guard(ibv_destroy_qp(o->p.qp_b) == 0, "child: ibv_destroy_qp -> 0");
-	gc_guard(ibv_destroy_cq(o->p.cq_a) == 0, "child: ibv_destroy_cq -> 0");
-	gc_guard(ibv_destroy_cq(o->p.cq_b) == 0, "child: ibv_destroy_cq -> 0");
-	gc_guard(ibv_dealloc_pd(o->p.a.pd) == 0, "child: ibv_dealloc_pd -> 0");
-	gc_guard(ibv_dealloc_pd(o->p.b.pd) == 0, "child: ibv_dealloc_pd -> 0");
-	gc_guard(ibv_close_device(o->p.a.ctx) == 0,
-		 "child: ibv_close_device -> 0");
-	gc_guard(ibv_close_device(o->p.b.ctx) == 0,
-		 "child: ibv_close_device -> 0");
+		gc_ok(ibv_dealloc_mw(o->mw) == 0, "child: ibv_dealloc_mw -> 0");
+	gc_ok(ibv_destroy_ah(o->ah) == 0, "child: ibv_destroy_ah -> 0");
+	KEPT(ibv_destroy_qp(o->ud), "ibv_destroy_qp (UD)", "rxe0", "qp", 0);
+	KEPT(ibv_destroy_srq(o->srq), "ibv_destroy_srq", "rxe0", "srq", 0);
+	KEPT(ibv_destroy_cq(o->ev_cq), "ibv_destroy_cq (channel's)", "rxe0",
+	     "cq", 0);
+	gc_ok(ibv_destroy_comp_channel(o->channel) == 0,
+	      "child: ibv_destroy_comp_channel -> 0");
+	KEPT(ibv_dereg_mr(o->a.mr), "ibv_dereg_mr (rxe0)", "rxe0", "mr", 0);
+	KEPT(ibv_dereg_mr(o->b.mr), "ibv_dereg_mr (rxe1)", "rxe1", "mr", 0);
+	KEPT(ibv_destroy_qp(o->p.qp_a), "ibv_destroy_qp (rxe0)", "rxe0", "qp",
+	     0);
+	KEPT(ibv_destroy_qp(o->p.qp_b), "ibv_destroy_qp (rxe1)", "rxe1", "qp",
+	     0);
+	KEPT(ibv_destroy_cq(o->p.cq_a), "ibv_destroy_cq (rxe0)", "rxe0", "cq",
+	     0);
+	KEPT(ibv_destroy_cq(o->p.cq_b), "ibv_destroy_cq (rxe1)", "rxe1", "cq",
+	     0);
+	/* child_own_objects() registered on it: its own PD for it goes. */
+	KEPT(ibv_dealloc_pd(o->p.a.pd), "ibv_dealloc_pd (rxe0)", "rxe0", "pd",
+	     1);
+	KEPT(ibv_dealloc_pd(o->p.b.pd), "ibv_dealloc_pd (rxe1)", "rxe1", "pd",
+	     0);
+	gc_ok(ibv_close_device(o->p.a.ctx) == 0,
+	      "child: ibv_close_device -> 0");
+	gc_ok(ibv_close_device(o->p.b.ctx) == 0,
+	      "child: ibv_close_device -> 0");
 }
 
 /* The child's own objects work like any process's. */
@@ -266,7 +349,7 @@ static void parent_after(struct parent_objs *o, const char *when)
 {
 	struct ibv_wc wc[4];
 	int n, i;
-	bool stray = false;
+	bool stray = false, done;
 
 	gc_fill(o->a.addr, LEN, 0x33);
 	n = gc_post_send(o->p.qp_a, IBV_WR_RDMA_WRITE, &o->a, 0, LEN, 9,
@@ -274,9 +357,9 @@ static void parent_after(struct parent_objs *o, const char *when)
 			 o->b.mr->rkey);
 	gc_guard(!n, "parent %s: ibv_post_send on its QP", when);
 	n = gc_poll(o->p.cq_a, 1, wc, GC_TIMEOUT_MS);
-	gc_guard(n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 9,
-		 "parent %s: its RDMA WRITE completes (wr_id %llu, %s)", when,
-		 n == 1 ? (unsigned long long)wc[0].wr_id : 0ULL,
+	done = n == 1 && wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 9;
+	gc_guard(done, "parent %s: its RDMA WRITE completes (wr_id %llu, %s)",
+		 when, n == 1 ? (unsigned long long)wc[0].wr_id : 0ULL,
 		 n == 1 ? ibv_wc_status_str(wc[0].status) : "no completion");
 	gc_guard(!memcmp(o->a.addr, o->b.addr, LEN),
 		 "parent %s: bytes arrived in its MR", when);
@@ -288,14 +371,51 @@ static void parent_after(struct parent_objs *o, const char *when)
 	n = ibv_poll_cq(o->p.cq_b, 4, wc);
 	for (i = 0; i < n; i++)
 		stray |= wc[i].wr_id == CHILD_WR_ID;
-	gc_guard(!stray, "parent %s: no completion of the child's requests",
+	/*
+	 * Only a CQ that still completes the parent's requests can show
+	 * that none of the child's ran: a destroyed one shows nothing.
+	 */
+	gc_guard(done && !stray,
+		 "parent %s: its CQs complete its requests and none of the "
+		 "child's",
 		 when);
+}
+
+static bool qp_in(struct ibv_qp *qp, enum ibv_qp_state want)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+
+	return !ibv_query_qp(qp, &attr, IBV_QP_STATE, &init) &&
+	       attr.qp_state == want;
+}
+
+/* What the kernel holds of the parent after the child. */
+static void parent_kernel_state(struct parent_objs *o)
+{
+	struct ibv_srq_attr sattr;
+	char now[1024];
+	bool same;
+
+	same = gc_rdma_counts(now, sizeof(now)) && !strcmp(now, o->counts);
+	gc_guard(same,
+		 "parent: the kernel's object counts are those before the "
+		 "fork");
+	if (!same)
+		gc_diag("before the fork:\n%safter the child:\n%s", o->counts,
+			now);
+	gc_guard(qp_in(o->p.qp_a, IBV_QPS_RTS) && qp_in(o->p.qp_b, IBV_QPS_RTS),
+		 "parent: ibv_query_qp: its RC QPs are still in RTS");
+	gc_guard(qp_in(o->ud, IBV_QPS_RTS),
+		 "parent: ibv_query_qp: its UD QP is still in RTS");
+	gc_guard(!ibv_query_srq(o->srq, &sattr) && sattr.max_wr >= 8,
+		 "parent: ibv_query_srq: its SRQ still answers");
 }
 
 int main(void)
 {
 	struct parent_objs o;
-	struct ibv_mr *mr;
+	struct ibv_mr *mr, *mr2;
 	pid_t pid;
 	int status;
 
@@ -309,6 +429,10 @@ int main(void)
 	      fu_legacy_mode() ? "MADV_DONTFORK (smaps dc)" :
 				 "not MADV_DONTFORK");
 
+	gc_ok(gc_rdma_counts(o.counts, sizeof(o.counts)) &&
+		      gc_rdma_count(o.counts, "rxe0", "qp") > 0,
+	      "parent: the kernel's object counts (rdma resource show)");
+
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0)
@@ -317,11 +441,17 @@ int main(void)
 	gc_guard(status == 0, "child: every check passed (exit %d)", status);
 
 	parent_after(&o, "after child");
+	parent_kernel_state(&o);
 	mr = ibv_reg_mr(o.p.a.pd, o.a.addr, LEN, IBV_ACCESS_LOCAL_WRITE);
-	gc_guard(mr != NULL, "parent: its PD still registers memory (%s)",
-		 mr ? "ok" : strerror(errno));
+	mr2 = ibv_reg_mr(o.p.b.pd, o.b.addr, LEN, IBV_ACCESS_LOCAL_WRITE);
+	gc_guard(mr && mr2,
+		 "parent: its PDs on rxe0 and rxe1 still register memory "
+		 "(%s, %s)",
+		 mr ? "ok" : "failed", mr2 ? "ok" : "failed");
 	if (mr)
 		ibv_dereg_mr(mr);
+	if (mr2)
+		ibv_dereg_mr(mr2);
 	gc_guard(!ibv_req_notify_cq(o.ev_cq, 0),
 		 "parent: its channel CQ can still be armed");
 
