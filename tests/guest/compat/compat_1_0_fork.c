@@ -8,6 +8,13 @@
  * reaching the parent's kernel object, and the parent's objects still
  * work afterwards.  The child can open the device afresh through 1.0.
  *
+ * What the parent keeps is read from the kernel: its object counts
+ * (`rdma resource show`) before the fork and after the child, and the
+ * count of each kind around each of the child's destroys.  Upstream's
+ * destroys return 0 too, after destroying the parent's object through the
+ * kernel's ioctl path; the destroys the kernel cannot show (AH, context)
+ * are upstream behaviour.
+ *
  * Upstream has no child guard: against Debian's libibverbs this test
  * fails in exactly its gc_guard() checks (ctest label "guard").
  */
@@ -33,7 +40,19 @@ struct objs {
 	struct ibv_qp_1_0 *qp;
 	struct ibv_ah_1_0 *ah;
 	void *buf;
+	/* `rdma resource show` before the fork */
+	char counts[1024];
 };
+
+/* The kernel's count of @type objects on rxe0 now, or -1. */
+static long count_of(const char *type)
+{
+	char buf[1024];
+
+	return gc_rdma_counts(buf, sizeof(buf)) ?
+		       gc_rdma_count(buf, "rxe0", type) :
+		       -1;
+}
 
 static struct ibv_device_1_0 *rxe0(struct ibv_device_1_0 **list, int n)
 {
@@ -156,14 +175,30 @@ static void child_own_objects(struct objs *o, void *buf, size_t len)
 		v10_reg_mr(o->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_cq_1_0 *cq = v10_create_cq(o->ctx, 4, NULL, NULL, 0);
 	bool made = pd && mr && cq;
+	long parent_ctx = gc_rdma_count(o->counts, "rxe0", "ctx");
+	long ctx = count_of("ctx");
 
-	gc_guard(made,
-		 "child: 1.0 alloc_pd, reg_mr, create_cq give it its "
-		 "own (%s)",
-		 made ? "ok" : strerror(errno));
-	gc_guard((!cq || !v10_destroy_cq(cq)) && (!mr || !v10_dereg_mr(mr)) &&
-			 (!pd || !v10_dealloc_pd(pd)),
+	/*
+	 * Upstream makes them too, in the parent's kernel context; ours are
+	 * on a fresh open of rxe0, which the kernel counts.
+	 */
+	gc_guard(made && parent_ctx >= 0 && ctx == parent_ctx + 1,
+		 "child: 1.0 alloc_pd, reg_mr, create_cq give it its own, on "
+		 "a kernel context of its own (%s; rxe0 ctx: %ld before the "
+		 "fork, %ld now)",
+		 made ? "made" : strerror(errno), parent_ctx, ctx);
+	made = made && parent_ctx >= 0 && ctx == parent_ctx + 1;
+	gc_guard(made && !v10_destroy_cq(cq) && !v10_dereg_mr(mr) &&
+			 !v10_dealloc_pd(pd),
 		 "child: 1.0 destroys its own objects -> 0");
+	if (!made) {
+		if (cq)
+			v10_destroy_cq(cq);
+		if (mr)
+			v10_dereg_mr(mr);
+		if (pd)
+			v10_dealloc_pd(pd);
+	}
 }
 
 static void child_control_path(struct objs *o)
@@ -186,15 +221,46 @@ static void child_control_path(struct objs *o)
 	want_eperm(v10_modify_qp(o->qp, &qattr, IBV_QP_STATE), "modify_qp");
 }
 
+/*
+ * A destroy in the child: 0, and the parent's object still in the kernel,
+ * by the count of its kind on rxe0.  @own is how many objects of the
+ * child's own it also frees: the PD the child made for the inherited PD
+ * it registered on (fork-support.md, "Destroying").  A kernel that does
+ * not count the kind (5.10 has no SRQ count) leaves only the return value;
+ * the parent's checks still see the object.
+ */
+#define KEPT(call, what, type, own)                                           \
+	do {                                                                  \
+		long before_ = count_of(type), after_;                        \
+		int ret_ = (call);                                            \
+                                                                              \
+		after_ = count_of(type);                                      \
+		if (before_ < 0 && after_ < 0)                                \
+			gc_guard(ret_ == 0,                                   \
+				 "child: 1.0 %s -> 0 (%d; this kernel does "  \
+				 "not count %s objects)",                     \
+				 what, ret_, type);                           \
+		else                                                          \
+			gc_guard(ret_ == 0 && before_ >= 0 &&                 \
+					 after_ == before_ - (own),           \
+				 "child: 1.0 %s -> 0 (%d), the parent's %s "  \
+				 "stays in the kernel (rxe0 %s: %ld -> %ld)", \
+				 what, ret_, type, type, before_, after_);    \
+	} while (0)
+
+/*
+ * An AH has no count, and the kernel keeps a context while the parent
+ * holds it: those two destroys returning 0 is upstream behaviour.
+ */
 static void child_cleanup(struct objs *o)
 {
-	gc_guard(!v10_destroy_ah(o->ah), "child: 1.0 destroy_ah -> 0");
-	gc_guard(!v10_destroy_qp(o->qp), "child: 1.0 destroy_qp -> 0");
-	gc_guard(!v10_destroy_srq(o->srq), "child: 1.0 destroy_srq -> 0");
-	gc_guard(!v10_destroy_cq(o->cq), "child: 1.0 destroy_cq -> 0");
-	gc_guard(!v10_dereg_mr(o->mr), "child: 1.0 dereg_mr -> 0");
-	gc_guard(!v10_dealloc_pd(o->pd), "child: 1.0 dealloc_pd -> 0");
-	gc_guard(!v10_close_device(o->ctx), "child: 1.0 close_device -> 0");
+	gc_ok(!v10_destroy_ah(o->ah), "child: 1.0 destroy_ah -> 0");
+	KEPT(v10_destroy_qp(o->qp), "destroy_qp", "qp", 0);
+	KEPT(v10_destroy_srq(o->srq), "destroy_srq", "srq", 0);
+	KEPT(v10_destroy_cq(o->cq), "destroy_cq", "cq", 0);
+	KEPT(v10_dereg_mr(o->mr), "dereg_mr", "mr", 0);
+	KEPT(v10_dealloc_pd(o->pd), "dealloc_pd", "pd", 1);
+	gc_ok(!v10_close_device(o->ctx), "child: 1.0 close_device -> 0");
 }
 
 /* A child that wants RDMA opens the device itself, through 1.0 too. */
@@ -225,12 +291,18 @@ int main(void)
 	struct ibv_srq_attr sattr;
 	struct ibv_pd_1_0 *pd;
 	struct objs o;
+	char now[1024];
 	pid_t pid;
 	int status, err;
+	bool same;
 
 	gc_start("compat_1_0_fork");
 	if (!gc_ok(!setup(&o), "parent: 1.0 context, PD, MR, CQ, SRQ, UD QP"))
 		return gc_finish();
+
+	gc_ok(gc_rdma_counts(o.counts, sizeof(o.counts)) &&
+		      gc_rdma_count(o.counts, "rxe0", "qp") > 0,
+	      "parent: the kernel's object counts (rdma resource show)");
 
 	fflush(stdout);
 	pid = fork();
@@ -247,6 +319,14 @@ int main(void)
 	else
 		status = -1;
 	gc_guard(status == 0, "child: every check passed (exit %d)", status);
+
+	same = gc_rdma_counts(now, sizeof(now)) && !strcmp(now, o.counts);
+	gc_guard(same,
+		 "parent: the kernel's object counts are those before the "
+		 "fork");
+	if (!same)
+		gc_diag("before the fork:\n%safter the child:\n%s", o.counts,
+			now);
 
 	/*
 	 * The parent's objects survived the child's destroys.  The QP is
