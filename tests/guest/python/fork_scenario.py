@@ -7,7 +7,8 @@ forks: the child must end the way a real program's child does (sys.exit,
 so pyverbs' destructors run on every inherited object), which cannot
 happen inside pytest's own process.
 
-It prints one JSON object on stdout: what the parent and the child saw.
+It prints one JSON object on stdout: what the parent and the child saw,
+and the kernel's object counts before the fork and after the child.
 Usage: fork_scenario.py DEVICE passive|active|active-no-post
 
 A passive child touches nothing it inherited and leaves with os._exit();
@@ -24,6 +25,7 @@ import json
 import os
 import select
 import signal
+import subprocess
 import sys
 import time
 
@@ -129,6 +131,15 @@ class Loopback:
             return False
 
 
+def kernel_counts():
+    """The kernel's object counts per device (`rdma resource show`): the
+    guest runs one test at a time, so a change is the scenario's."""
+    out = subprocess.run(['rdma', 'resource', 'show'],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=60)
+    return out.stdout if out.returncode == 0 else None
+
+
 def attempt(fn):
     """Run fn; the errno it raised, or 0."""
     try:
@@ -232,6 +243,7 @@ def main():
               'fork_status': int(is_fork_initialized())}
     lb = Loopback(name)
     result['before_fork'] = lb.traffic(1)
+    result['counts_before_fork'] = kernel_counts()
     report_r, report_w = os.pipe()
     go_r, go_w = os.pipe()
     pid = os.fork()
@@ -253,6 +265,7 @@ def main():
         kill_child(pid)
         raise
     result['child_exit'] = os.waitstatus_to_exitcode(status)
+    result['counts_after_child'] = kernel_counts()
     result['after_child'] = lb.traffic(3)
     result['reg_mr_after_child'] = attempt(lambda: MR(lb.pd, SIZE, ACCESS))
     print(json.dumps(result))

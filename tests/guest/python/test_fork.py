@@ -257,6 +257,24 @@ def test_child_exit_leaves_parent_traffic_working(scenario):
     assert scenario['after_child']
 
 
+def test_passive_child_leaves_kernel_objects(passive):
+    # The measure itself, on both libraries: a child that touches nothing
+    # changes no kernel object count.
+    assert passive['counts_before_fork']
+    assert passive['counts_after_child'] == passive['counts_before_fork']
+
+
+@guarantee
+def test_child_exit_leaves_parent_kernel_objects(scenario):
+    # Read from the kernel, not from the parent's verbs: the objects of
+    # the parent are all there and nothing of the child's was charged to
+    # the parent's context.  Upstream's child destroys the parent's
+    # objects at exit (ioctl path) and leaves its own in the parent's
+    # context.
+    assert scenario['counts_before_fork']
+    assert scenario['counts_after_child'] == scenario['counts_before_fork']
+
+
 @guarantee
 def test_child_exit_leaves_parent_pd_usable(scenario):
     assert scenario['reg_mr_after_child'] == 0
