@@ -17,6 +17,16 @@
  * once.  After each, the parent exchanges a message over its own
  * connection again.
  *
+ * Then the parent says goodbye, disconnects and destroys its endpoint, so
+ * that what librdmacm keeps cached (the context, and whatever PD it keeps
+ * for it) is all the children inherit, and children of fork(), _Fork()
+ * and clone() and several at once run the client flow again.  Once they
+ * are gone the kernel's object counts (`rdma resource show`) must come
+ * back to those after the parent's disconnect: nothing a child made was
+ * charged to the parent's context (the server's side of a child's
+ * connection goes when the server sees the child's goodbye, so the wait
+ * is bounded, not immediate).  The parent then connects again.
+ *
  * On Debian's library the child's QP and MR land in the parent's kernel
  * context and its first post fails (the kernel refuses write() commands
  * from another process): the child's checks are guards.
@@ -320,19 +330,41 @@ static pid_t start_server(void)
 
 /* ---- the children ---- */
 
+/*
+ * `rdma resource show` in the parent just before it forks: a child's QP
+ * and MRs are on a fresh open of rxe0, one context more than the parent
+ * has.  Upstream's are in the parent's kernel context, which its connect
+ * does not show.
+ */
+static char fork_counts[1024];
+
+static bool own_context(long *more)
+{
+	char now[1024];
+	long before = gc_rdma_count(fork_counts, "rxe0", "ctx");
+
+	*more = -1;
+	if (!gc_rdma_counts(now, sizeof(now)) || before < 0)
+		return false;
+	*more = gc_rdma_count(now, "rxe0", "ctx") - before;
+	return *more == 1;
+}
+
 /* The whole client flow; reports each step when @who is set. */
 static bool child_client(const char *who, const char *text)
 {
 	const char *failed;
 	struct ep e;
+	long more = -1;
 
 	failed = client_connect(&e);
 	if (who)
-		fp_guard(!failed,
+		fp_guard(!failed && own_context(&more),
 			 "%s: rdma_create_ep, rdma_reg_msgs, "
-			 "rdma_connect (%s: %s)",
+			 "rdma_connect (%s: %s), on a kernel context of its "
+			 "own (%ld more on rxe0)",
 			 who, failed ? failed : "ok",
-			 failed ? strerror(errno) : "");
+			 failed ? strerror(errno) : "", more);
 	if (!failed) {
 		failed = exchange(&e, text);
 		if (who)
@@ -385,7 +417,10 @@ static void parent_exchange(struct ep *parent, const char *when)
 static void run_child(enum fp_kind kind, void (*fn)(void *), const char *who,
 		      struct ep *parent)
 {
-	int status = fp_run(kind, fn, (void *)who, who);
+	int status;
+
+	gc_rdma_counts(fork_counts, sizeof(fork_counts));
+	status = fp_run(kind, fn, (void *)who, who);
 
 	gc_ok(status == 0, "%s exited normally (%d)", who, status);
 	parent_exchange(parent, "after a child");
@@ -395,6 +430,7 @@ static void run_many(struct ep *parent)
 {
 	pid_t pids[CHILDREN];
 	int ok = 0;
+	char when[64];
 
 	for (int i = 0; i < CHILDREN; i++) {
 		pids[i] = fp_spawn(FP_FORK);
@@ -403,14 +439,74 @@ static void run_many(struct ep *parent)
 			_exit(child_client(NULL, "one of many") ? 0 : 1);
 		}
 	}
-	parent_exchange(parent, "while children run");
+	if (parent)
+		parent_exchange(parent, "while children run");
 	for (int i = 0; i < CHILDREN; i++)
 		if (pids[i] > 0 && fu_wait(pids[i]) == 0)
 			ok++;
-	gc_guard(ok == CHILDREN,
-		 "%d children at once: %d exchanged through rdma_cm", CHILDREN,
-		 ok);
-	parent_exchange(parent, "after many children");
+	snprintf(when, sizeof(when), "%d children at once%s", CHILDREN,
+		 parent ? "" : " after the parent's disconnect");
+	gc_guard(ok == CHILDREN, "%s: %d exchanged through rdma_cm", when, ok);
+	if (parent)
+		parent_exchange(parent, "after many children");
+}
+
+/*
+ * Whether the kernel's counts come back to @want within GC_TIMEOUT_MS:
+ * the server frees its side of a child's connection when it has read the
+ * child's goodbye, after the child may have exited.
+ */
+static bool counts_settle(const char *want, const char *who)
+{
+	long deadline = gc_now_ms() + GC_TIMEOUT_MS;
+	char now[1024];
+	bool same;
+
+	for (;;) {
+		same = gc_rdma_counts(now, sizeof(now)) && !strcmp(now, want);
+		if (same || gc_now_ms() > deadline)
+			break;
+		usleep(100 * 1000);
+	}
+	gc_guard(same,
+		 "parent after %s: the kernel's object counts are back to "
+		 "those before (within %d ms)",
+		 who, GC_TIMEOUT_MS);
+	if (!same)
+		gc_diag("before:\n%snow:\n%s", want, now);
+	return same;
+}
+
+/*
+ * The parent's connection is gone: librdmacm's cache is all the children
+ * inherit.
+ */
+static void run_disconnected(void)
+{
+	static const char *const who[] = {
+		"child of fork() after the parent's disconnect",
+		"child of _Fork() after the parent's disconnect",
+		"child of raw clone() after the parent's disconnect",
+	};
+	static const enum fp_kind kinds[] = { FP_FORK, FP_UFORK, FP_CLONE };
+	char before[1024];
+	int status;
+
+	if (!gc_ok(gc_rdma_counts(before, sizeof(before)),
+		   "parent: the kernel's object counts after its disconnect"))
+		return;
+	gc_diag("rxe0 after the parent's disconnect: ctx %ld, pd %ld, qp %ld",
+		gc_rdma_count(before, "rxe0", "ctx"),
+		gc_rdma_count(before, "rxe0", "pd"),
+		gc_rdma_count(before, "rxe0", "qp"));
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		gc_rdma_counts(fork_counts, sizeof(fork_counts));
+		status = fp_run(kinds[i], child_main, (void *)who[i], who[i]);
+		gc_ok(status == 0, "%s exited normally (%d)", who[i], status);
+		counts_settle(before, who[i]);
+	}
+	run_many(NULL);
+	counts_settle(before, "many children");
 }
 
 int main(void)
@@ -436,6 +532,14 @@ int main(void)
 		run_child(FP_FORK, child_thread_main, "thread of a fork child",
 			  &parent);
 		run_many(&parent);
+		say_bye(&parent);
+		ep_free(&parent);
+		run_disconnected();
+		failed = client_connect(&parent);
+		gc_ok(!failed, "parent: connects again (%s)",
+		      failed ? failed : "ok");
+		if (!failed)
+			parent_exchange(&parent, "after its reconnect");
 	}
 	if (!failed)
 		say_bye(&parent);
