@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # RDMA_CORE_RELEASE: the rdma-core release whose libibverbs.so.1 this build
-# replaces, 44 (Debian bookworm) or 56 (Debian trixie).
+# replaces, 44 (Debian bookworm), 56 (Debian trixie) or 65 (Debian sid).
 #
 # One binary cannot serve two releases: rdma-core 45 grew struct
 # ibv_qp_ex, which moved the members of struct verbs_qp that plug-ins
@@ -31,7 +31,22 @@
 # buildlib/fetch-release and
 # those places.
 
-set(IBV_RELEASES 44 56)
+set(IBV_RELEASES 44 56 65)
+
+# The provider interface's number (rdma-core's IBVERBS_PABI_VERSION): it
+# names the private version node (IBVERBS_PRIVATE_<n>), the plug-ins'
+# file suffix (lib<name>-rdmav<n>.so) and their registration entry point
+# (verbs_register_driver_<n>).  rdma-core 34 to 56 kept 34; 57, 59 and 65
+# renamed it, and sid's 65.0 has 65.  Sources take it from
+# libibverbs/provider_abi.h, which derives it from the release macro;
+# CMake needs it for the test plug-ins' file names.
+function(_ibv_pabi_version out release)
+	if(release GREATER_EQUAL 65)
+		set(${out} 65 PARENT_SCOPE)
+	else()
+		set(${out} 34 PARENT_SCOPE)
+	endif()
+endfunction()
 
 function(_ibv_host_rdma_core_release out)
 	set(_rel "")
@@ -69,9 +84,11 @@ if(NOT RDMA_CORE_RELEASE IN_LIST IBV_RELEASES)
 		"one of ${IBV_RELEASES}")
 endif()
 message(STATUS "Building for rdma-core ${RDMA_CORE_RELEASE}")
+_ibv_pabi_version(IBV_PABI_VERSION "${RDMA_CORE_RELEASE}")
+set(IBV_PROVIDER_SUFFIX "-rdmav${IBV_PABI_VERSION}.so")
 
 # Where the reference is: the Debian packages of the release (44:
-# bookworm, 56: trixie, mapped in buildlib/fetch-release).  A build for the host's own release compares
+# bookworm, 56: trixie, 65: sid, mapped in buildlib/fetch-release).  A build for the host's own release compares
 # with the host's installed rdma-core, as always.  Any other release's
 # packages are fetched (buildlib/fetch-release, cached, apt with a private
 # configuration) by the tests that need them: a test command is prefixed
@@ -79,6 +96,11 @@ message(STATUS "Building for rdma-core ${RDMA_CORE_RELEASE}")
 # replaces with the unpacked packages' directory) goes before the paths
 # of the reference files.  For the host's release both are empty.
 _ibv_host_rdma_core_release(IBV_HOST_RDMA_CORE_RELEASE)
+# The host's provider interface: where it differs from the build's, the
+# host's libraries that import it (libfabric through libefa, ...) cannot
+# resolve against this library, and tests linked to them are for a root
+# of the release, not for the host.
+_ibv_pabi_version(IBV_HOST_PABI_VERSION "${IBV_HOST_RDMA_CORE_RELEASE}")
 if(RDMA_CORE_RELEASE EQUAL IBV_HOST_RDMA_CORE_RELEASE)
 	set(IBV_RELEASE_RUN)
 	set(IBV_RELEASE_ROOT "")

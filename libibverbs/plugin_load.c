@@ -5,12 +5,13 @@
  * Each regular file in the configuration directory (/etc/libibverbs.d, or
  * $IBV_CONFIG_DIR) holds lines "driver NAME"; blank lines and lines
  * starting with '#' are skipped, other lines ignored.  NAME is loaded with
- * dlopen(RTLD_NOW) as lib<NAME>-rdmav34.so from the provider directory
+ * dlopen(RTLD_NOW) as lib<NAME>-rdmav34.so (-rdmav65.so at rdma-core 65:
+ * VERBS_PROVIDER_SUFFIX, provider_abi.h) from the provider directory
  * (VERBS_PROVIDER_DIR at build time, then Debian's multiarch directory, so
  * that a build installed under /usr/local still finds the distribution's
  * plug-ins, then the loader's search path); an absolute NAME is loaded as
  * NAME-rdmav34.so.  The plug-in's constructor registers its
- * verbs_device_ops with verbs_register_driver_34().
+ * verbs_device_ops with verbs_register_driver_34() (_65 at 65).
  *
  * Before those, the plug-ins RDMAV_DRIVERS names (or, when it is not set
  * at all, IBV_DRIVERS) are loaded the same way, so they are tried first:
@@ -53,8 +54,6 @@
 #include "ibverbs.h"
 /* After it: <elf.h> defines EV_NONE, which ibverbs.h names too. */
 #include <link.h>
-
-#define VERBS_PROVIDER_SUFFIX "-rdmav34.so"
 
 struct plugin_reg {
 	const struct verbs_device_ops *ops;
@@ -103,7 +102,7 @@ static bool registered(const struct verbs_device_ops *ops)
 	return false;
 }
 
-IBV_EXPORT void verbs_register_driver_34(const struct verbs_device_ops *ops)
+IBV_EXPORT void VERBS_REGISTER_DRIVER(const struct verbs_device_ops *ops)
 {
 	struct plugin_reg *r;
 

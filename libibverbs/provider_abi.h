@@ -295,12 +295,33 @@ struct ibv_command_buffer {
 #define IBV_COMMAND_UHW_NO_INDEX 0xFF
 
 /*
- * The IBVERBS_PRIVATE_34 functions a plug-in calls, with rdma-core 44's
- * signatures (its libibverbs/driver.h).
+ * The provider interface's number, rdma-core's IBVERBS_PABI_VERSION: 34
+ * from rdma-core 34 to 56, 65 at 65 (57 and 59 renamed it in between;
+ * facts: rdma-core's CMakeLists.txt).  It names the private version node,
+ * the plug-ins' file suffix and the entry point their constructors call,
+ * so a plug-in built for another interface fails to load instead of
+ * sharing structs of another shape.  buildlib/release.cmake derives the
+ * same number for CMake.
+ */
+#if IBV_RDMA_CORE_RELEASE >= 65
+#define VERBS_PABI_VERSION 65
+#define VERBS_REGISTER_DRIVER verbs_register_driver_65
+#else
+#define VERBS_PABI_VERSION 34
+#define VERBS_REGISTER_DRIVER verbs_register_driver_34
+#endif
+#define VERBS_PABI_STR_(n) #n
+#define VERBS_PABI_STR(n) VERBS_PABI_STR_(n)
+#define VERBS_PROVIDER_SUFFIX "-rdmav" VERBS_PABI_STR(VERBS_PABI_VERSION) ".so"
+
+/*
+ * The IBVERBS_PRIVATE_<VERBS_PABI_VERSION> functions a plug-in calls,
+ * with rdma-core 44's signatures (its libibverbs/driver.h) and the
+ * changes of later releases where marked.
  */
 
 /* Called by a plug-in's constructor: the library may now match it. */
-void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void VERBS_REGISTER_DRIVER(const struct verbs_device_ops *ops);
 
 /* __verbs_log() levels, as VERBS_LOG_LEVEL gives them. */
 enum {

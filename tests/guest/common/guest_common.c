@@ -114,7 +114,8 @@ bool gc_librxe_mapped(void)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/librxe-rdmav34.so") != NULL;
+		found = strstr(line, "/librxe" IBV_TEST_PROVIDER_SUFFIX) !=
+			NULL;
 	fclose(f);
 	return found;
 }

@@ -10,7 +10,7 @@
 
 FIXTURE_EXPORT int ibvtest_empty_constructed;
 FIXTURE_EXPORT void (*ibvtest_empty_register)(const struct verbs_device_ops *) =
-	verbs_register_driver_34;
+	VERBS_REGISTER_DRIVER;
 
 static void __attribute__((constructor)) fixture_init(void)
 {

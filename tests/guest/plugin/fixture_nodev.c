@@ -44,5 +44,5 @@ static const struct verbs_device_ops nodev_ops = {
 static void __attribute__((constructor)) fixture_init(void)
 {
 	ibvtest_nodev_constructed++;
-	verbs_register_driver_34(&nodev_ops);
+	VERBS_REGISTER_DRIVER(&nodev_ops);
 }

@@ -79,7 +79,8 @@ static const char *const conf_files[] = {
 static void fixture_path(char *buf, size_t len, const char *dir,
 			 const char *name)
 {
-	snprintf(buf, len, "%s/libibvtest_%s-rdmav34.so", dir, name);
+	snprintf(buf, len, "%s/libibvtest_%s" IBV_TEST_PROVIDER_SUFFIX, dir,
+		 name);
 }
 
 /* ---- child: one library start under the environment it was given ---- */

@@ -10,7 +10,9 @@
 
 #include "provider_abi.h"
 
+/* The other releases' entry points, which provider_abi.h does not name. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void verbs_register_driver_65(const struct verbs_device_ops *ops);
 void verbs_register_driver_33(const struct verbs_device_ops *ops);
 
 /* Visible to plugin_bad through dlsym(): what each fixture saw. */

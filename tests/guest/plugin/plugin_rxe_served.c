@@ -36,7 +36,7 @@
 
 #include "guest_common.h"
 
-#define RXE_PLUGIN "librxe-rdmav34.so"
+#define RXE_PLUGIN "librxe" IBV_TEST_PROVIDER_SUFFIX
 
 /* What the interposer saw. */
 static int alloc_pd_calls;

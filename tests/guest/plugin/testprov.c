@@ -195,5 +195,5 @@ static const struct verbs_device_ops tp_ops = {
 
 __attribute__((constructor)) static void tp_register(void)
 {
-	verbs_register_driver_34(&tp_ops);
+	VERBS_REGISTER_DRIVER(&tp_ops);
 }

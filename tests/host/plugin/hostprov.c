@@ -90,5 +90,5 @@ static void __attribute__((constructor)) hostprov_init(void)
 {
 	if (!hostprov_ctor_runs++)
 		hold();
-	verbs_register_driver_34(&hostprov_ops);
+	VERBS_REGISTER_DRIVER(&hostprov_ops);
 }

@@ -92,7 +92,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 
 static int plugin_filter(const struct dirent *d)
 {
-	return fnmatch("lib*-rdmav34.so", d->d_name, 0) == 0;
+	return fnmatch("lib*" IBV_TEST_PROVIDER_SUFFIX, d->d_name, 0) == 0;
 }
 
 int main(int argc, char **argv)

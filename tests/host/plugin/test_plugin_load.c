@@ -107,7 +107,8 @@ static void print_list(const char *tag, struct ibv_device **l, int n)
 		printf(" %s", ibv_get_device_name(*l));
 	printf(" by");
 	for (i = 0; i < 2; i++) {
-		if (snprintf(path, sizeof(path), "%s/lib%s-rdmav34.so", plugdir,
+		if (snprintf(path, sizeof(path),
+			     "%s/lib%s" IBV_TEST_PROVIDER_SUFFIX, plugdir,
 			     plugin_names[i]) >= (int)sizeof(path))
 			continue;
 		h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
