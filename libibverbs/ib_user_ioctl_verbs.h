@@ -28,6 +28,20 @@
 #endif
 
 /*
+ * rdma-core 65's copy names RDMA_DRIVER_IONIC, the next driver id, which
+ * the kernel added with the ionic driver in Linux 6.18: the same value
+ * as a macro for older uAPI headers.
+ */
+#include <infiniband/verbs_release.h>
+#if IBV_RDMA_CORE_RELEASE >= 65 && defined(LINUX_VERSION_CODE) && \
+	defined(KERNEL_VERSION)
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 18, 0) && \
+	!defined(RDMA_DRIVER_IONIC)
+#define RDMA_DRIVER_IONIC 21
+#endif
+#endif
+
+/*
  * rdma-core 56's copy of this header has the FLUSH access flags of Linux
  * 6.2, which older uAPI headers lack: the same values as macros.  (Its
  * ib_uverbs_query_port_resp_ex also names active_speed_ex, which the

@@ -157,6 +157,10 @@ enum ibv_device_cap_flags {
  */
 #define IBV_DEVICE_RAW_SCATTER_FCS		(1ULL << 34)
 #define IBV_DEVICE_PCI_WRITE_END_PADDING	(1ULL << 36)
+#if IBV_RDMA_CORE_RELEASE >= 65
+/* rdma-core 65: DMA to the device bounces through shared memory (CC VMs). */
+#define IBV_DEVICE_CC_DMA_BOUNCE		(1ULL << 41)
+#endif
 
 /* Result of ibv_is_fork_initialized(). */
 enum ibv_fork_status {
@@ -227,6 +231,10 @@ enum ibv_odp_transport_cap_bits {
 	IBV_ODP_SUPPORT_READ		= 1 << 3,
 	IBV_ODP_SUPPORT_ATOMIC		= 1 << 4,
 	IBV_ODP_SUPPORT_SRQ_RECV	= 1 << 5,
+#if IBV_RDMA_CORE_RELEASE >= 65
+	IBV_ODP_SUPPORT_FLUSH		= 1 << 6,
+	IBV_ODP_SUPPORT_ATOMIC_WRITE	= 1 << 7,
+#endif
 };
 
 struct ibv_odp_caps {
@@ -482,6 +490,9 @@ enum ibv_event_type {
 	IBV_EVENT_CLIENT_REREGISTER	= 17,
 	IBV_EVENT_GID_CHANGE		= 18,
 	IBV_EVENT_WQ_FATAL		= 19,
+#if IBV_RDMA_CORE_RELEASE >= 65
+	IBV_EVENT_DEVICE_SPEED_CHANGE	= 20,	/* rdma-core 65 */
+#endif
 };
 
 struct ibv_async_event {
@@ -2119,6 +2130,9 @@ struct ibv_cq_init_attr_ex {
 enum ibv_parent_domain_init_attr_mask {
 	IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS	= 1 << 0,
 	IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT	= 1 << 1,
+#if IBV_RDMA_CORE_RELEASE >= 65
+	IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC = 1 << 2,
+#endif
 };
 
 /* Returned by a parent domain's alloc() to ask for the default allocator. */
@@ -2168,6 +2182,104 @@ struct ibv_values_ex {
 	struct timespec	raw_clock;
 };
 
+#if IBV_RDMA_CORE_RELEASE >= 65
+/*
+ * rdma-core 65's objects and attributes (facts: its libibverbs/verbs.h;
+ * the layouts are checked against Debian sid's libibverbs-dev).
+ */
+
+/* A DMA handle: the CPU and TPH steering hints MRs registered with it get. */
+struct ibv_dmah {
+	struct ibv_context *context;
+};
+
+enum ibv_tph_mem_type {
+	IBV_TPH_MEM_TYPE_VM,		/* volatile memory */
+	IBV_TPH_MEM_TYPE_PM,		/* persistent memory */
+};
+
+enum ibv_dmah_init_attr_mask {
+	IBV_DMAH_INIT_ATTR_MASK_CPU_ID		= 1 << 0,
+	IBV_DMAH_INIT_ATTR_MASK_PH		= 1 << 1,
+	IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE	= 1 << 2,
+};
+
+struct ibv_dmah_init_attr {
+	uint32_t	comp_mask;	/* ibv_dmah_init_attr_mask */
+	uint32_t	cpu_id;
+	uint8_t		ph;
+	uint8_t		tph_mem_type;	/* ibv_tph_mem_type */
+};
+
+/* A provider's buffer (ibv_alloc_buf()); opaque to applications. */
+struct ibv_buf;
+
+enum ibv_mr_init_attr_mask {
+	IBV_REG_MR_MASK_IOVA		= 1 << 0,
+	IBV_REG_MR_MASK_ADDR		= 1 << 1,
+	IBV_REG_MR_MASK_FD		= 1 << 2,
+	IBV_REG_MR_MASK_FD_OFFSET	= 1 << 3,
+	IBV_REG_MR_MASK_DMAH		= 1 << 4,
+	IBV_REG_MR_MASK_BUF		= 1 << 5,
+};
+
+/* ibv_reg_mr_ex(): which members count is comp_mask's business. */
+struct ibv_mr_init_attr {
+	size_t		length;
+	int		access;
+	uint64_t	comp_mask;	/* ibv_mr_init_attr_mask */
+	uint64_t	iova;
+	void		*addr;
+	int		fd;
+	uint64_t	fd_offset;
+	struct ibv_dmah	*dmah;
+	struct ibv_buf	*buf;		/* from ibv_alloc_buf(); needs addr */
+};
+
+/* File descriptors a provider passes to the kernel with GET_CONTEXT. */
+struct ibv_fd_arr {
+	int		*arr;
+	uint32_t	count;
+};
+
+/* Completion counters: what a QP counts into one. */
+enum ibv_qp_attach_comp_cntr_op {
+	IBV_QP_ATTACH_COMP_CNTR_OP_SEND			= 1 << 0,
+	IBV_QP_ATTACH_COMP_CNTR_OP_RECV			= 1 << 1,
+	IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_READ		= 1 << 2,
+	IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ	= 1 << 3,
+	IBV_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE		= 1 << 4,
+	IBV_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE	= 1 << 5,
+};
+
+struct ibv_comp_cntr_caps {
+	uint64_t	max_value;
+	uint32_t	max_counters;
+	uint32_t	supported_qp_attach_ops; /* ibv_qp_attach_comp_cntr_op */
+};
+
+struct ibv_comp_cntr {
+	struct ibv_context	*context;
+	uint32_t		handle;
+};
+
+enum ibv_comp_cntr_type {
+	IBV_COMP_CNTR_TYPE_WRS,
+	IBV_COMP_CNTR_TYPE_BYTES,
+};
+
+struct ibv_comp_cntr_init_attr {
+	uint32_t		comp_mask;
+	enum ibv_comp_cntr_type	type;
+	uint32_t		flags;
+};
+
+struct ibv_qp_attach_comp_cntr_attr {
+	uint32_t	comp_mask;
+	uint32_t	op_mask;	/* ibv_qp_attach_comp_cntr_op */
+};
+#endif
+
 /*
  * ===== The extended context ===============================================
  *
@@ -2182,6 +2294,17 @@ struct ibv_values_ex {
  */
 struct verbs_context {
 	/* Newest ops first. */
+#if IBV_RDMA_CORE_RELEASE >= 65
+	void (*free_buf)(struct ibv_buf *buf);
+	void *(*alloc_buf)(struct ibv_pd *pd, size_t size,
+			   struct ibv_buf **buf);
+	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
+				    struct ibv_mr_init_attr *mr_init_attr);
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context,
+				       struct ibv_dmah_init_attr *attr);
+#endif
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr,
 			  size_t port_attr_len);
@@ -2882,6 +3005,9 @@ static inline int ibv_modify_qp_rate_limit(struct ibv_qp *qp,
 /* ibv_query_qp_data_in_order()'s @flags. */
 enum ibv_query_qp_data_in_order_flags {
 	IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS = 1 << 0,
+#if IBV_RDMA_CORE_RELEASE >= 65
+	IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY = 1 << 1,
+#endif
 };
 
 /* What ibv_query_qp_data_in_order() returns with RETURN_CAPS. */
@@ -3173,6 +3299,57 @@ static inline int ibv_read_counters(struct ibv_counters *counters,
 		return EOPNOTSUPP;
 	return vctx->read_counters(counters, counters_value, ncounters, flags);
 }
+
+#if IBV_RDMA_CORE_RELEASE >= 65
+/*
+ * ===== rdma-core 65's verbs (IBVERBS_1.15 to 1.18) ========================
+ *
+ * Each fails with upstream's errno on a device whose provider lacks it
+ * (EOPNOTSUPP), and with EPERM on an object inherited across fork().
+ */
+
+/* IBVERBS_1.15: DMA handles and the extended registration. */
+struct ibv_dmah *ibv_alloc_dmah(struct ibv_context *context,
+				struct ibv_dmah_init_attr *attr);
+int ibv_dealloc_dmah(struct ibv_dmah *dmah);
+struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd,
+			     struct ibv_mr_init_attr *mr_init_attr);
+
+/* IBVERBS_1.16: a device memory's dma-buf, a port's effective speed. */
+int ibv_dm_export_dmabuf_fd(struct ibv_dm *dm);
+int ibv_query_port_speed(struct ibv_context *context, uint32_t port_num,
+			 uint64_t *port_speed);
+
+/* IBVERBS_1.17: buffers a provider allocates for the application. */
+void *ibv_alloc_buf(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+void ibv_free_buf(struct ibv_buf *buf);
+struct ibv_mr *ibv_reg_buf_mr(struct ibv_pd *pd, struct ibv_buf *buf,
+			      void *addr, size_t length, int access);
+
+/* IBVERBS_1.18: completion counters and a buffer's dma-buf. */
+int ibv_export_buf_dmabuf_fd(struct ibv_buf *buf);
+int _ibv_query_comp_cntr_caps(struct ibv_context *context,
+			      struct ibv_comp_cntr_caps *caps, size_t caps_size);
+
+static inline int ibv_query_comp_cntr_caps(struct ibv_context *context,
+					   struct ibv_comp_cntr_caps *caps)
+{
+	return _ibv_query_comp_cntr_caps(context, caps, sizeof(*caps));
+}
+
+struct ibv_comp_cntr *
+ibv_create_comp_cntr(struct ibv_context *context,
+		     struct ibv_comp_cntr_init_attr *cc_attr);
+int ibv_destroy_comp_cntr(struct ibv_comp_cntr *comp_cntr);
+int ibv_set_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+int ibv_set_err_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+int ibv_inc_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+int ibv_inc_err_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+int ibv_read_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+int ibv_read_err_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+int ibv_qp_attach_comp_cntr(struct ibv_qp *qp, struct ibv_comp_cntr *comp_cntr,
+			    struct ibv_qp_attach_comp_cntr_attr *attr);
+#endif
 
 /*
  * ===== fork() support and strings =========================================
