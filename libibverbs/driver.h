@@ -152,6 +152,48 @@ struct verbs_counters {
 	uint32_t handle;
 };
 
+#if IBV_RDMA_CORE_RELEASE >= 65
+/*
+ * rdma-core 65's provider-side objects (facts: its libibverbs/driver.h,
+ * where changing them means a new IBVERBS_PRIVATE_ node).
+ */
+
+/* A DMA handle as the kernel knows it. */
+struct verbs_dmah {
+	struct ibv_dmah dmah;
+	uint32_t handle;
+};
+
+/* What ibv_alloc_buf() hands out: memory a provider allocated, maybe a
+ * dma-buf's (dmabuf_fd, else -1). */
+struct ibv_buf {
+	void *addr;
+	size_t size;
+	struct ibv_pd *pd;
+	int dmabuf_fd;
+};
+
+/* ibv_cmd_create_cq_ex()'s @cmd_flags beyond TS_IGNORED_EX. */
+enum {
+	VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA = 1 << 1,
+	VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF = 1 << 2,
+};
+
+/* The CQ buffer a provider allocated itself, for the kernel to use. */
+struct verbs_create_cq_prov_attr {
+	struct {
+		uint64_t length;
+		union {
+			uint8_t *ptr;
+			struct {
+				uint64_t offset;
+				int fd;
+			} dmabuf;
+		};
+	} buffer;
+};
+#endif
+
 /* A quick guard; tests/host/abi checks every member's offset. */
 _Static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr: rdma-core 44 ABI");
 _Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq: rdma-core 44 ABI");

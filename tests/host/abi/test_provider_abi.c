@@ -136,6 +136,14 @@ static const struct layout ours[] = {
 
 	/* Public (verbs.h), but a plug-in embeds it in its context. */
 	STRUCT(verbs_context),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	MEMBER(verbs_context, free_buf),
+	MEMBER(verbs_context, alloc_buf),
+	MEMBER(verbs_context, dm_export_dmabuf_fd),
+	MEMBER(verbs_context, reg_mr_ex),
+	MEMBER(verbs_context, dealloc_dmah),
+	MEMBER(verbs_context, alloc_dmah),
+#endif
 	MEMBER(verbs_context, query_port),
 	MEMBER(verbs_context, advise_mr),
 	MEMBER(verbs_context, alloc_null_mr),
@@ -181,7 +189,13 @@ static const struct layout ours[] = {
 	/* In the order of the struct: the test checks the order too. */
 	STRUCT(verbs_context_ops),
 	OPS(advise_mr),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(alloc_buf),
+#endif
 	OPS(alloc_dm),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(alloc_dmah),
+#endif
 	OPS(alloc_mw),
 	OPS(alloc_null_mr),
 	OPS(alloc_parent_domain),
@@ -194,6 +208,9 @@ static const struct layout ours[] = {
 	OPS(close_xrcd),
 	OPS(cq_event),
 	OPS(create_ah),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(create_comp_cntr),
+#endif
 	OPS(create_counters),
 	OPS(create_cq),
 	OPS(create_cq_ex),
@@ -205,11 +222,17 @@ static const struct layout ours[] = {
 	OPS(create_srq),
 	OPS(create_srq_ex),
 	OPS(create_wq),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(dealloc_dmah),
+#endif
 	OPS(dealloc_mw),
 	OPS(dealloc_pd),
 	OPS(dealloc_td),
 	OPS(dereg_mr),
 	OPS(destroy_ah),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(destroy_comp_cntr),
+#endif
 	OPS(destroy_counters),
 	OPS(destroy_cq),
 	OPS(destroy_flow),
@@ -219,12 +242,20 @@ static const struct layout ours[] = {
 	OPS(destroy_srq),
 	OPS(destroy_wq),
 	OPS(detach_mcast),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(dm_export_dmabuf_fd),
+	OPS(free_buf),
+#endif
 	OPS(free_context),
 	OPS(free_dm),
 	OPS(get_srq_num),
 	OPS(import_dm),
 	OPS(import_mr),
 	OPS(import_pd),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(inc_comp_cntr),
+	OPS(inc_err_comp_cntr),
+#endif
 	OPS(modify_cq),
 	OPS(modify_flow_action_esp),
 	OPS(modify_qp),
@@ -238,21 +269,43 @@ static const struct layout ours[] = {
 	OPS(post_send),
 	OPS(post_srq_ops),
 	OPS(post_srq_recv),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(qp_attach_comp_cntr),
+	OPS(query_comp_cntr_caps),
+#endif
 	OPS(query_device_ex),
 	OPS(query_ece),
 	OPS(query_port),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(query_port_speed),
+#endif
 	OPS(query_qp),
 	OPS(query_qp_data_in_order),
 	OPS(query_rt_values),
 	OPS(query_srq),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(read_comp_cntr),
+#endif
 	OPS(read_counters),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(read_err_comp_cntr),
+#endif
 	OPS(reg_dm_mr),
 	OPS(reg_dmabuf_mr),
 	OPS(reg_mr),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(reg_mr_ex),
+#endif
 	OPS(req_notify_cq),
 	OPS(rereg_mr),
 	OPS(resize_cq),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(set_comp_cntr),
+#endif
 	OPS(set_ece),
+#if IBV_RDMA_CORE_RELEASE >= 65
+	OPS(set_err_comp_cntr),
+#endif
 	OPS(unimport_dm),
 	OPS(unimport_mr),
 	OPS(unimport_pd),
@@ -271,6 +324,26 @@ static const struct layout ours[] = {
 	MEMBER(verbs_qp, qp_ex),
 	MEMBER(verbs_qp, comp_mask),
 	MEMBER(verbs_qp, xrcd),
+
+#if IBV_RDMA_CORE_RELEASE >= 65
+	STRUCT(verbs_dmah),
+	MEMBER(verbs_dmah, dmah),
+	MEMBER(verbs_dmah, handle),
+
+	STRUCT(ibv_buf),
+	MEMBER(ibv_buf, addr),
+	MEMBER(ibv_buf, size),
+	MEMBER(ibv_buf, pd),
+	MEMBER(ibv_buf, dmabuf_fd),
+
+	STRUCT(verbs_create_cq_prov_attr),
+	MEMBER(verbs_create_cq_prov_attr, buffer),
+	MEMBER(verbs_create_cq_prov_attr, buffer.length),
+	MEMBER(verbs_create_cq_prov_attr, buffer.ptr),
+	MEMBER(verbs_create_cq_prov_attr, buffer.dmabuf),
+	MEMBER(verbs_create_cq_prov_attr, buffer.dmabuf.offset),
+	MEMBER(verbs_create_cq_prov_attr, buffer.dmabuf.fd),
+#endif
 
 	STRUCT(verbs_srq),
 	MEMBER(verbs_srq, srq),
@@ -795,7 +868,7 @@ static void check_ops_order(void)
 		    facts[i].depth)
 			n++;
 	CHECK(in_order, "verbs_context_ops: slots in declaration order");
-	CHECK(slot == n && n == 76,
+	CHECK(slot == n && n == (IBV_RDMA_CORE_RELEASE >= 65 ? 93 : 76),
 	      "verbs_context_ops: %zu slots, %zu upstream", slot, n);
 	CHECK(sizeof(struct verbs_context_ops) == n * sizeof(void *),
 	      "verbs_context_ops: no padding or extra members");
