@@ -294,6 +294,22 @@ IBV_EXPORT int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
  * without the extended command, which every kernel this library runs
  * on has.
  */
+#if IBV_RDMA_CORE_RELEASE >= 65
+IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
+				    const struct ibv_cq_init_attr_ex *cq_attr,
+				    struct verbs_create_cq_prov_attr *prov_attr,
+				    struct verbs_cq *cq,
+				    struct ibv_create_cq_ex *cmd,
+				    size_t cmd_size,
+				    struct ib_uverbs_ex_create_cq_resp *resp,
+				    size_t resp_size, uint32_t cmd_flags)
+{
+	/* The child guard and the CQ buffer are checked there. */
+	return ibv_cmd_create_cq_ex2(context, cq_attr, prov_attr, cq, cmd,
+				     cmd_size, resp, resp_size, cmd_flags,
+				     NULL);
+}
+#else
 IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 				    const struct ibv_cq_init_attr_ex *cq_attr,
 				    struct verbs_cq *cq,
@@ -313,6 +329,7 @@ IBV_EXPORT int ibv_cmd_create_cq_ex(struct ibv_context *context,
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
 	return vcmd_set_errno(vcmd_create_cq_ex(context, cq_attr, cq, &u));
 }
+#endif
 
 /* Returns the number of completions, or -1 with errno set. */
 IBV_EXPORT int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)

@@ -93,17 +93,32 @@ static bool chain_is_empty(struct ibv_command_buffer *driver)
  * without the extended write() command, which no kernel this library
  * runs on lacks (as in ibv_cmd_create_cq_ex()).
  */
+#if IBV_RDMA_CORE_RELEASE >= 65
+/* rdma-core 65 added @prov_attr (vcmd_cq_prov_mem()). */
+IBV_EXPORT int ibv_cmd_create_cq_ex2(
+	struct ibv_context *context, const struct ibv_cq_init_attr_ex *cq_attr,
+	struct verbs_create_cq_prov_attr *prov_attr, struct verbs_cq *cq,
+	struct ibv_create_cq_ex *cmd, size_t cmd_size,
+	struct ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,
+	uint32_t cmd_flags, struct ibv_command_buffer *driver)
+#else
 IBV_EXPORT int ibv_cmd_create_cq_ex2(
 	struct ibv_context *context, const struct ibv_cq_init_attr_ex *cq_attr,
 	struct verbs_cq *cq, struct ibv_create_cq_ex *cmd, size_t cmd_size,
 	struct ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,
 	uint32_t cmd_flags, struct ibv_command_buffer *driver)
+#endif
 {
 	struct vcmd_udata u;
 	int err;
 
 	if (verbs_inherited_strict(context))
 		return vcmd_set_errno(EPERM);
+#if IBV_RDMA_CORE_RELEASE >= 65
+	err = vcmd_cq_prov_mem(prov_attr, cmd_flags);
+	if (err)
+		return vcmd_set_errno(err);
+#endif
 	if (!cq_attr || !cq)
 		return vcmd_set_errno(EINVAL);
 	if (cq_attr->comp_mask &

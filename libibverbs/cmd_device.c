@@ -594,11 +594,26 @@ int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd)
  * commands (cmd_transport.h).
  */
 
+/*
+ * rdma-core 65 added @fd_arr, file descriptors the GET_CONTEXT ioctl
+ * hands the kernel (UVERBS_ATTR_GET_CONTEXT_FD_ARR, newer uAPI).  This
+ * library does not send them yet: a non-empty array fails with
+ * EOPNOTSUPP instead of being dropped, which would open a context other
+ * than the one the plug-in asked for.
+ */
+#if IBV_RDMA_CORE_RELEASE >= 65
+IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
+				   struct ibv_get_context *cmd, size_t cmd_size,
+				   struct ibv_fd_arr *fd_arr,
+				   struct ib_uverbs_get_context_resp *resp,
+				   size_t resp_size)
+#else
 IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
 				   struct ibv_get_context *cmd,
 				   size_t cmd_size,
 				   struct ib_uverbs_get_context_resp *resp,
 				   size_t resp_size)
+#endif
 {
 	struct vcmd_udata u;
 	int err;
@@ -613,6 +628,10 @@ IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
 	err = verbs_inherited_strict(&vctx->context) ? EPERM : 0;
 	if (err)
 		return vcmd_set_errno(err);
+#if IBV_RDMA_CORE_RELEASE >= 65
+	if (fd_arr && fd_arr->count)
+		return vcmd_set_errno(EOPNOTSUPP);
+#endif
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
 	return vcmd_set_errno(vcmd_get_context(vctx, &u));
 }

@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "cmd_transport.h"
+#if IBV_RDMA_CORE_RELEASE >= 65
+#include "provider_cmd.h" /* __ioctl_final_num_attrs() */
+#endif
 
 /* The attribute bits the legacy MODIFY_QP takes (up to IBV_QP_DEST_QPN). */
 #define LEGACY_QP_ATTR_MASK ((IBV_QP_DEST_QPN << 1) - 1)
@@ -883,19 +886,31 @@ IBV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
 	return vcmd_set_errno(plugin_create_qp_ex(context, qp, attr_ex, &u));
 }
 
-IBV_EXPORT int ibv_cmd_create_qp_ex2(struct ibv_context *context,
-				     struct verbs_qp *qp,
-				     struct ibv_qp_init_attr_ex *qp_attr,
-				     struct ibv_create_qp_ex *cmd,
-				     size_t cmd_size,
-				     struct ib_uverbs_ex_create_qp_resp *resp,
-				     size_t resp_size)
+IBV_EXPORT int
+ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+		      struct ibv_qp_init_attr_ex *qp_attr,
+		      struct ibv_create_qp_ex *cmd, size_t cmd_size,
+		      struct ib_uverbs_ex_create_qp_resp *resp,
+#if IBV_RDMA_CORE_RELEASE >= 65
+		      size_t resp_size, struct ibv_command_buffer *driver)
+#else
+		      size_t resp_size)
+#endif
 {
 	struct vcmd_udata u;
 	int err = verbs_inherited_strict(context) ? EPERM : 0;
 
 	if (err)
 		return vcmd_set_errno(err);
+#if IBV_RDMA_CORE_RELEASE >= 65
+	/*
+	 * rdma-core 65 added @driver, the plug-in's attributes for an ioctl
+	 * QP_CREATE.  The QP is made with the write() command here, which
+	 * cannot carry them: a non-empty chain fails rather than be lost.
+	 */
+	if (driver && __ioctl_final_num_attrs(0, driver))
+		return vcmd_set_errno(EOPNOTSUPP);
+#endif
 	if (qp_attr->comp_mask &
 	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 	      IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |

@@ -429,4 +429,23 @@ static inline int vcmd_destroy_errno(int err)
 	return vcmd_set_errno(err);
 }
 
+#if IBV_RDMA_CORE_RELEASE >= 65
+/*
+ * rdma-core 65's CQ commands take a buffer the provider allocated
+ * (@prov, used when @cmd_flags says WITH_MEM_VA or WITH_MEM_DMABUF), for
+ * the kernel's CREATE_CQ_BUFFER_* attributes.  0 without those flags;
+ * EINVAL when they come without @prov, as upstream; EOPNOTSUPP with it:
+ * this library does not pass the buffer yet, and a CQ made without it
+ * would not be the one the provider set up.
+ */
+static inline int vcmd_cq_prov_mem(const struct verbs_create_cq_prov_attr *prov,
+				   uint32_t cmd_flags)
+{
+	if (!(cmd_flags & (VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA |
+			   VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF)))
+		return 0;
+	return prov ? EOPNOTSUPP : EINVAL;
+}
+#endif
+
 #endif /* IBV_CMD_TRANSPORT_H */

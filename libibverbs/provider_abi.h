@@ -428,10 +428,20 @@ struct ibv_query_port;
 struct ib_uverbs_get_context_resp;
 struct ib_uverbs_ex_query_device_resp;
 
+#if IBV_RDMA_CORE_RELEASE >= 65
+/* rdma-core 65: file descriptors for the kernel (may be NULL). */
+struct ibv_fd_arr;
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ibv_fd_arr *fd_arr,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+#else
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+#endif
 int ibv_cmd_query_context(struct ibv_context *ctx,
 			  struct ibv_command_buffer *driver);
 int ibv_cmd_query_device_any(struct ibv_context *context,

@@ -31,6 +31,17 @@
 #include "guest_common.h"
 #include "kern_abi.h"
 
+/* rdma-core 65's extra arguments of the provider commands (NULL: none). */
+#if IBV_RDMA_CORE_RELEASE >= 65
+#define CMD65_CQ_PROV NULL,
+#define CMD65_QP_DRIVER , NULL
+#define CMD65_FD_ARR NULL,
+#else
+#define CMD65_CQ_PROV
+#define CMD65_QP_DRIVER
+#define CMD65_FD_ARR
+#endif
+
 #define LEN 4096
 
 /*
@@ -204,8 +215,9 @@ static void test_cq(struct objs *o)
 	gc_ok(err == EINVAL, "modify_cq: unknown attribute: %s",
 	      strerror(err));
 
-	err = ibv_cmd_create_cq_ex(ctx, &xattr, &xcq, &x_cmd, sizeof(x_cmd),
-				   &x_resp.core, sizeof(x_resp), 0);
+	err = ibv_cmd_create_cq_ex(ctx, &xattr, CMD65_CQ_PROV & xcq, &x_cmd,
+				   sizeof(x_cmd), &x_resp.core, sizeof(x_resp),
+				   0);
 	gc_ok(!err && xcq.cq.context == ctx && xcq.cq.cqe >= 16 &&
 		      x_resp.drv.mi.size > 0,
 	      "create_cq_ex: %s, cqe %d, rxe's response written",
@@ -215,8 +227,9 @@ static void test_cq(struct objs *o)
 		gc_ok(!err, "destroy_cq (ex): %s", strerror(err));
 	}
 	xattr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD << 1;
-	err = ibv_cmd_create_cq_ex(ctx, &xattr, &xcq, &x_cmd, sizeof(x_cmd),
-				   &x_resp.core, sizeof(x_resp), 0);
+	err = ibv_cmd_create_cq_ex(ctx, &xattr, CMD65_CQ_PROV & xcq, &x_cmd,
+				   sizeof(x_cmd), &x_resp.core, sizeof(x_resp),
+				   0);
 	gc_ok(err == EOPNOTSUPP, "create_cq_ex: unknown comp_mask: %s",
 	      strerror(err));
 }
@@ -393,7 +406,7 @@ static void test_qp(struct objs *o)
 
 	err = ibv_cmd_create_qp_ex2(o->dev.ctx, &xqp, &xattr, &x_cmd,
 				    sizeof(x_cmd), &x_resp.core,
-				    sizeof(x_resp));
+				    sizeof(x_resp) CMD65_QP_DRIVER);
 	gc_ok(!err && xqp.qp.context == o->dev.ctx && xqp.qp.qp_num > 1 &&
 		      xqp.comp_mask == 0 && x_resp.drv.sq_mi.size > 0,
 	      "create_qp_ex2: %s, comp_mask %u, rxe's response written",
@@ -410,7 +423,7 @@ static void test_qp(struct objs *o)
 	xattr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS << 1;
 	err = ibv_cmd_create_qp_ex2(o->dev.ctx, &xqp, &xattr, &x_cmd,
 				    sizeof(x_cmd), &x_resp.core,
-				    sizeof(x_resp));
+				    sizeof(x_resp) CMD65_QP_DRIVER);
 	gc_ok(err == EINVAL, "create_qp_ex2: unknown comp_mask: %s",
 	      strerror(err));
 }

@@ -27,6 +27,17 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 
+/* rdma-core 65's extra arguments of the provider commands (NULL: none). */
+#if IBV_RDMA_CORE_RELEASE >= 65
+#define CMD65_CQ_PROV NULL,
+#define CMD65_QP_DRIVER , NULL
+#define CMD65_FD_ARR NULL,
+#else
+#define CMD65_CQ_PROV
+#define CMD65_QP_DRIVER
+#define CMD65_FD_ARR
+#endif
+
 #define TP_MAGIC 0x74707276u
 
 struct tp_device {
@@ -149,8 +160,8 @@ static struct verbs_context *tp_alloc_context(struct ibv_device *dev,
 	if (!ctx)
 		return NULL;
 	ctx->magic = TP_MAGIC;
-	if (ibv_cmd_get_context(&ctx->vctx, (void *)cmd, sizeof(cmd), &resp,
-				sizeof(resp))) {
+	if (ibv_cmd_get_context(&ctx->vctx, (void *)cmd, sizeof(cmd),
+				CMD65_FD_ARR & resp, sizeof(resp))) {
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
 		return NULL;

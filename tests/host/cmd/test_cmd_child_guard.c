@@ -24,6 +24,17 @@
 #include "tap.h"
 #include "child_guard_stub.h"
 
+/* rdma-core 65's extra arguments of the provider commands (NULL: none). */
+#if IBV_RDMA_CORE_RELEASE >= 65
+#define CMD65_CQ_PROV NULL,
+#define CMD65_QP_DRIVER , NULL
+#define CMD65_FD_ARR NULL,
+#else
+#define CMD65_CQ_PROV
+#define CMD65_QP_DRIVER
+#define CMD65_FD_ARR
+#endif
+
 #define CMD_FD 1000
 
 static int commands;
@@ -139,13 +150,13 @@ static void test_write_commands(void)
 				 sizeof(cmd), (void *)resp, sizeof(resp)));
 	REFUSED(ibv_cmd_create_cq(ctx, 1, NULL, 0, &cq, (void *)cmd,
 				  sizeof(cmd), (void *)resp, sizeof(resp)));
-	REFUSED(ibv_cmd_create_cq_ex(ctx, &cq_attr, &vcq, (void *)cmd,
-				     sizeof(cmd), (void *)resp, sizeof(resp),
-				     0));
+	REFUSED(ibv_cmd_create_cq_ex(ctx, &cq_attr, CMD65_CQ_PROV & vcq,
+				     (void *)cmd, sizeof(cmd), (void *)resp,
+				     sizeof(resp), 0));
 #if IBV_RDMA_CORE_RELEASE >= 56
-	REFUSED(ibv_cmd_create_cq_ex2(ctx, &cq_attr, &vcq, (void *)cmd,
-				      sizeof(cmd), (void *)resp, sizeof(resp),
-				      0, NULL));
+	REFUSED(ibv_cmd_create_cq_ex2(ctx, &cq_attr, CMD65_CQ_PROV & vcq,
+				      (void *)cmd, sizeof(cmd), (void *)resp,
+				      sizeof(resp), 0, NULL));
 #endif
 	REFUSED(ibv_cmd_req_notify_cq(&cq, 0));
 	REFUSED(ibv_cmd_resize_cq(&cq, 2, (void *)cmd, sizeof(cmd),
@@ -162,7 +173,8 @@ static void test_write_commands(void)
 	REFUSED(ibv_cmd_create_qp_ex(ctx, &vqp, &qp_attr_ex, (void *)cmd,
 				     sizeof(cmd), (void *)resp, sizeof(resp)));
 	REFUSED(ibv_cmd_create_qp_ex2(ctx, &vqp, &qp_attr_ex, (void *)cmd,
-				      sizeof(cmd), (void *)resp, sizeof(resp)));
+				      sizeof(cmd), (void *)resp,
+				      sizeof(resp) CMD65_QP_DRIVER));
 	REFUSED(ibv_cmd_open_qp(ctx, &vqp, sizeof(vqp), &open_attr, (void *)cmd,
 				sizeof(cmd), (void *)resp, sizeof(resp)));
 	REFUSED(ibv_cmd_query_qp(&qp, &qattr, IBV_QP_STATE, &qinit, (void *)cmd,

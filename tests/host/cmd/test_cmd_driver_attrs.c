@@ -25,6 +25,17 @@
 #include "tap.h"
 #include "child_guard_stub.h"
 
+/* rdma-core 65's extra arguments of the provider commands (NULL: none). */
+#if IBV_RDMA_CORE_RELEASE >= 65
+#define CMD65_CQ_PROV NULL,
+#define CMD65_QP_DRIVER , NULL
+#define CMD65_FD_ARR NULL,
+#else
+#define CMD65_CQ_PROV
+#define CMD65_QP_DRIVER
+#define CMD65_FD_ARR
+#endif
+
 #define CMD_FD 1000
 #define ASYNC_FD 1001
 #define NEW_HANDLE 77
@@ -202,8 +213,9 @@ static void test_create_cq_ex2(void)
 	int ret;
 
 	reset(0);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, &vcq, &cmd.ibv_cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp), 0,
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, CMD65_CQ_PROV & vcq,
+				    &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				    sizeof(resp), 0,
 				    driver_buf(&drv, UVERBS_OBJECT_CQ,
 					       UVERBS_METHOD_CQ_CREATE, true));
 	CHECK(ret == 0 && kern.ioctls == 1 && !kern.writes,
@@ -250,15 +262,17 @@ static void test_create_cq_ex2(void)
 
 	/* A kernel without the method: write() only with an empty chain. */
 	reset(EPROTONOSUPPORT);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, &vcq, &cmd.ibv_cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp), 0,
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, CMD65_CQ_PROV & vcq,
+				    &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				    sizeof(resp), 0,
 				    driver_buf(&drv, UVERBS_OBJECT_CQ,
 					       UVERBS_METHOD_CQ_CREATE, true));
 	CHECK(ret == EOPNOTSUPP && errno == EOPNOTSUPP && !kern.writes,
 	      "no method, driver attributes: EOPNOTSUPP, no write (%d)", ret);
 	reset(EPROTONOSUPPORT);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, &vcq, &cmd.ibv_cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp), 0,
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, CMD65_CQ_PROV & vcq,
+				    &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				    sizeof(resp), 0,
 				    driver_buf(&drv, UVERBS_OBJECT_CQ,
 					       UVERBS_METHOD_CQ_CREATE, false));
 	CHECK(kern.writes == 1 &&
@@ -268,26 +282,74 @@ static void test_create_cq_ex2(void)
 	      "no method, empty chain: the extended write() command");
 
 	reset(EINVAL);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, &vcq, &cmd.ibv_cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp), 0, NULL);
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, CMD65_CQ_PROV & vcq,
+				    &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				    sizeof(resp), 0, NULL);
 	CHECK(ret == EINVAL && errno == EINVAL && !kern.writes,
 	      "the kernel's errno returned and left in errno");
 
 	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD << 1;
 	reset(0);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, &vcq, &cmd.ibv_cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp), 0, NULL);
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, CMD65_CQ_PROV & vcq,
+				    &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				    sizeof(resp), 0, NULL);
 	CHECK(ret == EOPNOTSUPP && !kern.ioctls,
 	      "unknown comp_mask: EOPNOTSUPP before the kernel");
 	attr.comp_mask = 0;
 
 	reset(0);
 	stub_be_child(true);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, &vcq, &cmd.ibv_cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp), 0, NULL);
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, CMD65_CQ_PROV & vcq,
+				    &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				    sizeof(resp), 0, NULL);
 	CHECK(ret == EPERM && errno == EPERM && !kern.ioctls && !kern.writes,
 	      "fork child: EPERM, nothing sent");
 }
+
+#if IBV_RDMA_CORE_RELEASE >= 65
+/*
+ * rdma-core 65's new arguments that this library does not send yet fail
+ * before the kernel instead of being dropped.
+ */
+static void test_65_args(void)
+{
+	struct {
+		struct ibv_create_cq_ex ibv_cmd;
+		uint64_t buf_addr;
+	} cmd = {};
+	struct {
+		struct ib_uverbs_ex_create_cq_resp ibv_resp;
+		uint32_t cqn;
+	} resp = {};
+	struct ibv_cq_init_attr_ex attr = { .cqe = 16 };
+	struct verbs_create_cq_prov_attr prov = { .buffer = { .length =
+								      4096 } };
+	struct verbs_cq vcq = {};
+	int ret;
+
+	reset(0);
+	ret = ibv_cmd_create_cq_ex2(ctx, &attr, NULL, &vcq, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				    VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA,
+				    NULL);
+	CHECK(ret == EINVAL && errno == EINVAL && !kern.ioctls && !kern.writes,
+	      "CQ memory flag without the buffer: EINVAL, as upstream");
+	reset(0);
+	ret = ibv_cmd_create_cq_ex(ctx, &attr, &prov, &vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF);
+	CHECK(ret == EOPNOTSUPP && !kern.ioctls && !kern.writes,
+	      "a provider's CQ buffer: EOPNOTSUPP, nothing sent");
+	reset(0);
+	stub_be_child(true);
+	ret = ibv_cmd_create_cq_ex(ctx, &attr, &prov, &vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA);
+	CHECK(ret == EPERM && !kern.ioctls && !kern.writes,
+	      "fork child: EPERM before the buffer is looked at");
+	stub_be_child(false);
+}
+#endif
 
 static void test_reg_dmabuf_mr(void)
 {
@@ -344,5 +406,8 @@ int main(void)
 
 	test_create_cq_ex2();
 	test_reg_dmabuf_mr();
+#if IBV_RDMA_CORE_RELEASE >= 65
+	test_65_args();
+#endif
 	return tap_done();
 }
