@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "fork_child.h"
 #include "ibverbs.h"
 #include "neigh.h"
 #include "sysfs.h"
@@ -193,11 +194,23 @@ IBV_EXPORT struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd,
 						struct ibv_grh *grh,
 						uint8_t port_num)
 {
+	struct ibv_context *ctx;
 	struct ibv_ah_attr attr;
 
-	if (!pd)
+	if (!pd || !pd->context)
 		return verbs_null_errno(EINVAL);
-	if (ibv_init_ah_from_wc(pd->context, port_num, wc, grh, &attr))
+	/*
+	 * A fork child's AH on an inherited PD: the path back is read from
+	 * the child's own context for the device, and the AH is made on the
+	 * inherited PD (fork_child.c).
+	 */
+	ctx = pd->context;
+	if (verbs_inherited(ctx)) {
+		ctx = verbs_child_context(ctx);
+		if (!ctx)
+			return NULL;
+	}
+	if (ibv_init_ah_from_wc(ctx, port_num, wc, grh, &attr))
 		return NULL;
 	return ibv_create_ah(pd, &attr);
 }

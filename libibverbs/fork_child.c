@@ -49,6 +49,8 @@ enum child_kind {
 	CK_CQ,
 	CK_QP,
 	CK_MR,
+	CK_SRQ,
+	CK_AH,
 };
 
 /*
@@ -92,6 +94,16 @@ struct child_qp {
 
 struct child_mr {
 	struct verbs_mr v;
+	struct child_obj o;
+};
+
+struct child_srq {
+	struct verbs_srq v;
+	struct child_obj o;
+};
+
+struct child_ah {
+	struct verbs_ah v;
 	struct child_obj o;
 };
 
@@ -647,23 +659,43 @@ static int qp_cq(struct ibv_context *ctx, struct ibv_cq *cq,
 }
 
 /*
- * Only connected QPs without an SRQ: a UD work request names an AH, and
- * an SRQ is one more object, which the child cannot make on an inherited
- * context; a request naming the parent's would reach the provider as it
- * is.
+ * An SRQ for a QP: a proxy of the same context, or NULL.  The parent's
+ * SRQ is refused: its queue is the parent's.
+ */
+static int qp_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		  struct ibv_srq **real)
+{
+	*real = NULL;
+	if (!srq)
+		return 0;
+	if (srq->context != ctx)
+		return EINVAL;
+	*real = verbs_child_real_srq(srq);
+	if (*real && verbs_inherited_strict((*real)->context))
+		*real = NULL;
+	return *real ? 0 : EPERM;
+}
+
+/*
+ * RC, UC and UD QPs, on the child's CQs and SRQ.  A UD work request names
+ * an AH, which the data path exchanges for the real one
+ * (verbs_child_post_send()).  XRC QPs need an XRC domain, which is never
+ * the child's on an inherited context.
  */
 static int qp_attr_ok(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
-		      struct ibv_cq **rs, struct ibv_cq **rr)
+		      struct ibv_cq **rs, struct ibv_cq **rr,
+		      struct ibv_srq **rsrq)
 {
 	int err;
 
 	if (!attr)
 		return EINVAL;
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
 		return EPERM;
-	if (attr->srq)
-		return attr->srq->context == pd->context ? EPERM : EINVAL;
-	err = qp_cq(pd->context, attr->send_cq, rs);
+	err = qp_srq(pd->context, attr->srq, rsrq);
+	if (!err)
+		err = qp_cq(pd->context, attr->send_cq, rs);
 	if (!err)
 		err = qp_cq(pd->context, attr->recv_cq, rr);
 	return err;
@@ -677,6 +709,7 @@ static void qp_fill(struct ibv_qp *pub, struct ibv_qp *real, struct ibv_pd *pd,
 	pub->pd = pd;
 	pub->send_cq = attr->send_cq;
 	pub->recv_cq = attr->recv_cq;
+	pub->srq = attr->srq;
 	pub->handle = real->handle;
 	pub->qp_num = real->qp_num;
 	pub->state = real->state;
@@ -690,12 +723,13 @@ struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 {
 	struct ibv_qp_init_attr ra;
 	struct ibv_cq *rs, *rr;
+	struct ibv_srq *rsrq;
 	struct ibv_qp *real;
 	struct child_qp *qp;
 	struct ibv_pd *rpd;
 	int err;
 
-	err = qp_attr_ok(pd, attr, &rs, &rr);
+	err = qp_attr_ok(pd, attr, &rs, &rr, &rsrq);
 	if (err)
 		return verbs_null_errno(err);
 	rpd = own_pd(pd);
@@ -707,6 +741,7 @@ struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 	ra = *attr;
 	ra.send_cq = rs;
 	ra.recv_cq = rr;
+	ra.srq = rsrq;
 	ra.qp_context = &qp->v.qp;
 	real = ibv_create_qp(rpd, &ra);
 	if (!real) {
@@ -786,6 +821,178 @@ bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret)
 	return true;
 }
 
+/* What the application sees of a new SRQ: what it passed. */
+static void srq_fill(struct child_srq *p, struct ibv_srq *real,
+		     struct ibv_context *ctx, struct ibv_pd *pd,
+		     void *srq_context, struct ibv_cq *cq)
+{
+	p->v.srq.context = ctx;
+	p->v.srq.srq_context = srq_context;
+	p->v.srq.pd = pd;
+	p->v.srq.handle = real->handle;
+	p->v.srq_type = IBV_SRQT_BASIC;
+	p->v.cq = cq;
+	pthread_mutex_init(&p->v.srq.mutex, NULL);
+	pthread_cond_init(&p->v.srq.cond, NULL);
+}
+
+struct ibv_srq *verbs_child_create_srq(struct ibv_pd *pd,
+				       struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr ra;
+	struct child_srq *srq;
+	struct ibv_srq *real;
+	struct ibv_pd *rpd;
+
+	if (!attr)
+		return verbs_null_errno(EINVAL);
+	rpd = own_pd(pd);
+	if (!rpd)
+		return NULL;
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return verbs_null_errno(ENOMEM);
+	ra = *attr;
+	/* Its asynchronous events name the proxy. */
+	ra.srq_context = &srq->v.srq;
+	real = ibv_create_srq(rpd, &ra);
+	if (!real) {
+		free(srq);
+		return NULL;
+	}
+	/* What the provider granted, as ibv_create_srq() reports it. */
+	attr->attr = ra.attr;
+	srq_fill(srq, real, pd->context, pd, attr->srq_context, NULL);
+	add(&srq->o, &srq->v.srq, CK_SRQ, real);
+	return &srq->v.srq;
+}
+
+/*
+ * ibv_create_srq_ex() with more than a PD: a basic or tag-matching SRQ
+ * (the device says which it has) on the child's PD and CQ.  An XRC SRQ
+ * needs an XRC domain, never the child's on an inherited context.
+ */
+struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
+					  struct ibv_srq_init_attr_ex *attr)
+{
+	struct ibv_srq_init_attr_ex ra;
+	struct ibv_context *fresh;
+	struct child_srq *srq;
+	struct ibv_srq *real;
+	struct ibv_cq *rcq = NULL;
+	struct ibv_pd *rpd;
+	int err = 0;
+
+	if (!attr || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ctx)
+		return verbs_null_errno(EINVAL);
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD)
+		return verbs_null_errno(EPERM);
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ)
+		err = qp_cq(ctx, attr->cq, &rcq);
+	if (err)
+		return verbs_null_errno(err);
+	rpd = own_pd(attr->pd);
+	if (!rpd)
+		return NULL;
+	fresh = rpd->context;
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return verbs_null_errno(ENOMEM);
+	ra = *attr;
+	ra.pd = rpd;
+	ra.cq = rcq;
+	ra.srq_context = &srq->v.srq;
+	real = ibv_create_srq_ex(fresh, &ra);
+	if (!real) {
+		free(srq);
+		return NULL;
+	}
+	attr->attr = ra.attr;
+	srq_fill(srq, real, ctx, attr->pd, attr->srq_context,
+		 (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ? attr->cq : NULL);
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE))
+		srq->v.srq_type = attr->srq_type;
+	add(&srq->o, &srq->v.srq, CK_SRQ, real);
+	return &srq->v.srq;
+}
+
+struct ibv_srq *verbs_child_real_srq(struct ibv_srq *srq)
+{
+	return real_of(srq, CK_SRQ);
+}
+
+static int destroy_real_srq(struct child_obj *o)
+{
+	return ibv_destroy_srq(o->real);
+}
+
+bool verbs_child_destroy_srq(struct ibv_srq *srq, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(srq, CK_SRQ, destroy_real_srq, &o, ret))
+		return false;
+	if (!o)
+		return true;
+	pthread_cond_destroy(&srq->cond);
+	pthread_mutex_destroy(&srq->mutex);
+	free(container_of(o, struct child_srq, o));
+	return true;
+}
+
+struct ibv_ah *verbs_child_create_ah(struct ibv_pd *pd,
+				     struct ibv_ah_attr *attr)
+{
+	struct child_ah *ah;
+	struct ibv_ah *real;
+	struct ibv_pd *rpd;
+
+	if (!attr)
+		return verbs_null_errno(EINVAL);
+	rpd = own_pd(pd);
+	if (!rpd)
+		return NULL;
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return verbs_null_errno(ENOMEM);
+	real = ibv_create_ah(rpd, attr);
+	if (!real) {
+		free(ah);
+		return NULL;
+	}
+	ah->v.ah.context = pd->context;
+	ah->v.ah.pd = pd;
+	ah->v.ah.handle = real->handle;
+	add(&ah->o, &ah->v.ah, CK_AH, real);
+	return &ah->v.ah;
+}
+
+static int destroy_real_ah(struct child_obj *o)
+{
+	return ibv_destroy_ah(o->real);
+}
+
+bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(ah, CK_AH, destroy_real_ah, &o, ret))
+		return false;
+	if (o)
+		free(container_of(o, struct child_ah, o));
+	return true;
+}
+
+/*
+ * The child's own context for inherited @ctx, for the stateless queries a
+ * creating verb needs (ibv_init_ah_from_wc()); NULL with errno.
+ */
+struct ibv_context *verbs_child_context(struct ibv_context *ctx)
+{
+	return fresh_ctx(ctx);
+}
+
 /*
  * A proxy is the library's memory and stands for an object only this
  * process can reach, so there is nothing to unimport: it stays usable and
@@ -863,6 +1070,66 @@ int verbs_child_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return real->context->ops.req_notify_cq(real, solicited_only);
 }
 
+/*
+ * A UD work request names an AH; the provider reads it as its own, so
+ * each proxy AH is exchanged for its real one in a copy of the list, a
+ * batch at a time (no allocation on the data path).  An AH that is no
+ * proxy of this process (an inherited one) is refused with EPERM, one
+ * of another device's context with EINVAL: the requests before it are
+ * posted, *bad_wr names it.
+ */
+#define UD_BATCH 16
+
+static int ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
+		      struct ibv_ah **out)
+{
+	*out = NULL;
+	if (!ah)
+		return 0; /* the provider refuses it as usual */
+	*out = real_of(ah, CK_AH);
+	if (!*out || verbs_inherited_strict((*out)->context))
+		return EPERM;
+	return (*out)->context == real->context ? 0 : EINVAL;
+}
+
+static int post_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct ibv_send_wr copy[UD_BATCH], *orig[UD_BATCH], *bad;
+	struct ibv_ah *ah;
+	int n, err, ret;
+
+	while (wr) {
+		err = 0;
+		for (n = 0; wr && n < UD_BATCH; n++, wr = wr->next) {
+			err = ud_real_ah(real, wr->wr.ud.ah, &ah);
+			if (err)
+				break;
+			copy[n] = *wr;
+			copy[n].wr.ud.ah = ah;
+			copy[n].next = NULL;
+			if (n)
+				copy[n - 1].next = &copy[n];
+			orig[n] = wr;
+		}
+		if (n) {
+			bad = NULL;
+			ret = real->context->ops.post_send(real, copy, &bad);
+			if (ret) {
+				*bad_wr = (bad >= copy && bad < copy + n) ?
+						  orig[bad - copy] :
+						  orig[0];
+				return ret;
+			}
+		}
+		if (err) {
+			*bad_wr = wr;
+			return err;
+		}
+	}
+	return 0;
+}
+
 int verbs_child_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr)
 {
@@ -872,6 +1139,8 @@ int verbs_child_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EPERM;
 	}
+	if (real->qp_type == IBV_QPT_UD)
+		return post_ud(real, wr, bad_wr);
 	return real->context->ops.post_send(real, wr, bad_wr);
 }
 
@@ -885,4 +1154,16 @@ int verbs_child_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		return EPERM;
 	}
 	return real->context->ops.post_recv(real, wr, bad_wr);
+}
+
+int verbs_child_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	struct ibv_srq *real = verbs_child_real_srq(srq);
+
+	if (!real) {
+		*bad_wr = wr;
+		return EPERM;
+	}
+	return real->context->ops.post_srq_recv(real, wr, bad_wr);
 }

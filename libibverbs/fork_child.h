@@ -36,6 +36,16 @@ struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
 				     int comp_vector) IBV_HIDDEN;
 struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 				     struct ibv_qp_init_attr *attr) IBV_HIDDEN;
+struct ibv_srq *
+verbs_child_create_srq(struct ibv_pd *pd,
+		       struct ibv_srq_init_attr *attr) IBV_HIDDEN;
+struct ibv_srq *
+verbs_child_create_srq_ex(struct ibv_context *ctx,
+			  struct ibv_srq_init_attr_ex *attr) IBV_HIDDEN;
+struct ibv_ah *verbs_child_create_ah(struct ibv_pd *pd,
+				     struct ibv_ah_attr *attr) IBV_HIDDEN;
+/* The child's own context for inherited @ctx (stateless queries). */
+struct ibv_context *verbs_child_context(struct ibv_context *ctx) IBV_HIDDEN;
 struct ibv_mr *verbs_child_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t iova,
 				  unsigned int access) IBV_HIDDEN;
@@ -55,6 +65,8 @@ bool verbs_child_destroy_channel(struct ibv_comp_channel *ch,
 bool verbs_child_destroy_cq(struct ibv_cq *cq, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_qp(struct ibv_qp *qp, int *ret) IBV_HIDDEN;
 bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret) IBV_HIDDEN;
+bool verbs_child_destroy_srq(struct ibv_srq *srq, int *ret) IBV_HIDDEN;
+bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret) IBV_HIDDEN;
 void verbs_child_close_device(struct ibv_context *ctx) IBV_HIDDEN;
 
 /* ibv_unimport_pd()/_mr() leave a proxy alone: true when @obj is one. */
@@ -64,6 +76,7 @@ bool verbs_child_is_proxy_mr(struct ibv_mr *mr) IBV_HIDDEN;
 /* The real object behind a proxy, NULL when @obj is not a proxy. */
 struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp) IBV_HIDDEN;
 struct ibv_cq *verbs_child_real_cq(struct ibv_cq *cq) IBV_HIDDEN;
+struct ibv_srq *verbs_child_real_srq(struct ibv_srq *srq) IBV_HIDDEN;
 
 /* Completion events of a proxy channel: true when @ch is one. */
 bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
@@ -80,5 +93,7 @@ int verbs_child_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr) IBV_HIDDEN;
 int verbs_child_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
+int verbs_child_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
 
 #endif /* IBV_FORK_CHILD_H */

@@ -184,10 +184,8 @@ static int pl_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 {
 	const struct verbs_ex_private *priv = verbs_priv(srq->context);
 
-	if (verbs_inherited(srq->context)) {
-		*bad_wr = wr;
-		return EPERM;
-	}
+	if (verbs_inherited(srq->context))
+		return verbs_child_post_srq_recv(srq, wr, bad_wr);
 	return priv->ops.post_srq_recv(srq, wr, bad_wr);
 }
 

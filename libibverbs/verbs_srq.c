@@ -3,7 +3,19 @@
  * Shared receive queues.  Posting is a data-path verb, inline in verbs.h
  * and served by the provider directly.
  */
+#include "fork_child.h"
 #include "ibverbs.h"
+
+/*
+ * The real SRQ behind a fork child's own SRQ (fork_child.c), whose verbs
+ * go there; NULL for any other SRQ.
+ */
+static struct ibv_srq *child_srq(struct ibv_srq *srq)
+{
+	if (!srq || !srq->context || !verbs_inherited(srq->context))
+		return NULL;
+	return verbs_child_real_srq(srq);
+}
 
 static int check_srq(struct ibv_srq *srq)
 {
@@ -17,6 +29,9 @@ IBV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 {
 	struct ibv_srq *srq;
 
+	/* A fork child's SRQ goes to a context of its own (fork_child.c). */
+	if (pd && pd->context && verbs_inherited(pd->context))
+		return verbs_child_create_srq(pd, attr);
 	if (verbs_refuse_pd(pd))
 		return NULL;
 	if (!attr)
@@ -68,6 +83,8 @@ struct ibv_srq *verbs_create_srq_ex(struct ibv_context *ctx,
 	struct ibv_srq *srq;
 	int err;
 
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_create_srq_ex(ctx, attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (!attr)
@@ -96,7 +113,12 @@ int verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 IBV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 			      int attr_mask)
 {
-	int err = check_srq(srq);
+	struct ibv_srq *real = child_srq(srq);
+	int err;
+
+	if (real)
+		return ibv_modify_srq(real, attr, attr_mask);
+	err = check_srq(srq);
 
 	if (err)
 		return err;
@@ -110,7 +132,12 @@ IBV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 
 IBV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
-	int err = check_srq(srq);
+	struct ibv_srq *real = child_srq(srq);
+	int err;
+
+	if (real)
+		return ibv_query_srq(real, attr);
+	err = check_srq(srq);
 
 	if (err)
 		return err;
@@ -123,8 +150,12 @@ IBV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 
 IBV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 {
+	int ret;
+
 	if (!srq || !srq->context)
 		return EINVAL;
+	if (verbs_inherited(srq->context) && verbs_child_destroy_srq(srq, &ret))
+		return ret;
 	/* In a fork child the provider frees only its user-space copy. */
 	return verbs_ops(srq->context)->destroy_srq(srq);
 }

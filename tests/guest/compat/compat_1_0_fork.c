@@ -207,14 +207,28 @@ static void child_control_path(struct objs *o)
 	struct ibv_device_attr dattr;
 	struct ibv_port_attr pattr;
 	struct ibv_srq_attr sattr;
+	struct ibv_qp_init_attr_1_0 qinit = { .send_cq = o->cq,
+					      .recv_cq = o->cq,
+					      .cap = { 1, 1, 1, 1, 0 },
+					      .qp_type = IBV_QPT_UD };
+	struct ibv_srq_1_0 *srq;
 	char scratch[64];
 
 	struct ibv_srq_init_attr sinit = { .attr = { .max_wr = 4,
 						     .max_sge = 1 } };
 
 	child_own_objects(o, scratch, sizeof(scratch));
-	/* An SRQ is not among the objects a child can make of its own. */
-	want_null_eperm(v10_create_srq(o->pd, &sinit), "create_srq");
+	/*
+	 * An SRQ on the inherited PD is the child's own (fork_child.c);
+	 * upstream makes it too, in the parent's kernel context, which
+	 * child_own_objects() tells apart by the kernel's context count.
+	 */
+	srq = v10_create_srq(o->pd, &sinit);
+	gc_ok(srq && !v10_destroy_srq(srq),
+	      "child: create_srq on the inherited PD, destroy_srq -> 0 (%s)",
+	      srq ? "made" : strerror(errno));
+	/* A QP on the parent's CQ: its completions are the parent's. */
+	want_null_eperm(v10_create_qp(o->pd, &qinit), "create_qp");
 	want_eperm(v10_query_device(o->ctx, &dattr), "query_device");
 	want_eperm(v10_query_port(o->ctx, GC_PORT, &pattr), "query_port");
 	want_eperm(v10_query_srq(o->srq, &sattr), "query_srq");

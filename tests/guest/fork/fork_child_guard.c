@@ -212,6 +212,7 @@ static void child_control_path(struct parent_objs *o)
 					 .qp_type = IBV_QPT_RC,
 					 .cap = { 1, 1, 1, 1, 0 } };
 	struct ibv_srq_init_attr sinit = { .attr = { 4, 1, 0 } };
+	struct ibv_srq *srq;
 	struct ibv_cq *cq;
 	void *cq_ctx;
 	char scratch[64];
@@ -220,7 +221,11 @@ static void child_control_path(struct parent_objs *o)
 	child_own_objects(o, scratch, sizeof(scratch));
 	/* A QP on the parent's CQ: its completions are the parent's. */
 	want_null_eperm(ibv_create_qp(o->p.a.pd, &init), "ibv_create_qp");
-	want_null_eperm(ibv_create_srq(o->p.a.pd, &sinit), "ibv_create_srq");
+	/* The child's own SRQ on the inherited PD (fork_child.c). */
+	srq = ibv_create_srq(o->p.a.pd, &sinit);
+	gc_ok(srq && !ibv_destroy_srq(srq),
+	      "child: ibv_create_srq on the inherited PD, destroy -> 0 (%s)",
+	      srq ? "made" : strerror(errno));
 	want_null_eperm(ibv_alloc_mw(o->p.a.pd, IBV_MW_TYPE_2),
 			"ibv_alloc_mw");
 	want_eperm(ibv_modify_qp(o->p.qp_a, &qattr, IBV_QP_STATE),
