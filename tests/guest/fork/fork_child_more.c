@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * More of a fork child's own objects on the contexts it inherited: SRQs,
+ * UD QPs and address handles (fork_child_objects covers PDs, channels,
+ * CQs, RC QPs and MRs).
+ *
+ * The parent connects rxe0 and rxe1 by an RC QP and moves bytes, and
+ * makes an SRQ and an AH of its own.  Then a child made by fork(),
+ * _Fork() and a raw clone() in turn, on the INHERITED contexts and PDs,
+ * creates an SRQ (ibv_create_srq() on the inherited PD), a second one
+ * with ibv_create_srq_ex() and a CQ (queried and modified), UD QPs, one
+ * receiving through the SRQ, and an AH on the inherited PD; it sends a
+ * datagram rxe0 -> rxe1 through that AH into the SRQ, answers it through
+ * an AH built from the completion (ibv_create_ah_from_wc()), and sends a
+ * chain of more requests than the library exchanges AHs for at once.  It
+ * checks what its objects name (the inherited context and PD), that the
+ * parent's SRQ and AH stay refused (EPERM, also as a UD request's AH or
+ * a new QP's SRQ), and that XRC domains, thread and parent domains give
+ * the errno the parent got for them on this device.  The fork() child
+ * destroys everything it made; the others exit without cleaning up.
+ * After each child the parent's traffic still runs and the kernel's
+ * object counts (`rdma resource show`) are what they were before it.
+ *
+ * On Debian's library the child's creating verbs reach the parent's
+ * kernel context and its data path that context's queues: the child's
+ * checks are guards.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fork_proc.h"
+
+#define LEN 8192
+#define SLOT 256 /* one receive: the 40-byte GRH, then the payload */
+#define GRH_LEN 40
+#define FIRST_LEN 200
+#define CHAIN 20 /* more than fork_child.c exchanges AHs for at once */
+#define CHAIN_LEN 64
+#define QUEUE 64
+
+static struct fp_pair parent;
+static struct ibv_srq *parent_srq;
+static struct ibv_ah *parent_ah;
+static uint8_t seed = 0x30;
+/* Whether the child about to run destroys what it made. */
+static bool child_cleans_up;
+
+/* What the parent got for each domain verb on rxe0: 0 or its errno. */
+static int parent_xrcd, parent_td, parent_pad;
+
+struct counts {
+	char text[512];
+};
+
+/* What one child makes on one inherited device. */
+struct side {
+	struct gc_dev dev; /* the parent's, with its context and PD */
+	struct ibv_cq *cq;
+	struct ibv_srq *srq; /* side b only */
+	struct ibv_qp *qp;
+	struct gc_buf buf;
+};
+
+static bool side_make(struct side *s, struct gc_dev *inherited, bool srq)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = QUEUE,
+						     .max_sge = 1 } };
+	struct ibv_qp_init_attr attr = { 0 };
+
+	s->dev = *inherited;
+	s->cq = ibv_create_cq(inherited->ctx, 2 * QUEUE, s, NULL, 0);
+	if (!s->cq)
+		return false;
+	if (srq) {
+		sattr.srq_context = s;
+		s->srq = ibv_create_srq(inherited->pd, &sattr);
+		if (!s->srq)
+			return false;
+	}
+	attr.send_cq = s->cq;
+	attr.recv_cq = s->cq;
+	attr.srq = s->srq;
+	attr.qp_type = IBV_QPT_UD;
+	attr.cap.max_send_wr = QUEUE;
+	attr.cap.max_recv_wr = QUEUE;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	s->qp = ibv_create_qp(inherited->pd, &attr);
+	s->buf.addr = fu_map(LEN);
+	s->buf.len = LEN;
+	if (!s->qp || !s->buf.addr)
+		return false;
+	s->buf.mr = ibv_reg_mr(inherited->pd, s->buf.addr, LEN, GC_ACCESS_ALL);
+	return s->buf.mr && !gc_ud_ready(s->qp);
+}
+
+static bool side_fields_ok(struct side *s)
+{
+	return s->cq->context == s->dev.ctx && s->qp->context == s->dev.ctx &&
+	       s->qp->pd == s->dev.pd && s->qp->qp_type == IBV_QPT_UD &&
+	       s->qp->srq == s->srq &&
+	       (!s->srq ||
+		(s->srq->context == s->dev.ctx && s->srq->pd == s->dev.pd &&
+		 s->srq->srq_context == s));
+}
+
+static int recv_slot(struct side *s, int slot, uint64_t wr_id)
+{
+	struct ibv_sge sge = { (uintptr_t)s->buf.addr + slot * SLOT, SLOT,
+			       s->buf.mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id,
+				  .sg_list = &sge,
+				  .num_sge = 1 },
+			   *bad = NULL;
+
+	if (s->srq)
+		return ibv_post_srq_recv(s->srq, &wr, &bad);
+	return ibv_post_recv(s->qp, &wr, &bad);
+}
+
+/* @n UD SENDs of @len bytes from @off on, chained, through @ah. */
+static int send_ud(struct side *s, struct ibv_ah *ah, uint32_t qpn, size_t off,
+		   uint32_t len, int n, int *bad_idx)
+{
+	struct ibv_send_wr wr[CHAIN], *bad = NULL;
+	struct ibv_sge sge[CHAIN];
+	int ret;
+
+	memset(wr, 0, sizeof(wr));
+	for (int i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)s->buf.addr + off + i * len;
+		sge[i].length = len;
+		sge[i].lkey = s->buf.mr->lkey;
+		wr[i].wr_id = 100 + i;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.ud.ah = ah;
+		wr[i].wr.ud.remote_qpn = qpn;
+		wr[i].wr.ud.remote_qkey = GC_QKEY;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	ret = ibv_post_send(s->qp, wr, &bad);
+	/* Which request of the chain *bad_wr named, -1 for none of them. */
+	if (bad_idx)
+		*bad_idx = (ret && bad >= wr && bad < wr + n) ? bad - wr : -1;
+	return ret;
+}
+
+/* Poll @n successful completions, receives or not, from @s's CQ. */
+static bool reap(struct side *s, int n, bool recv, struct ibv_wc *last)
+{
+	struct ibv_wc wc;
+
+	for (int i = 0; i < n; i++) {
+		if (gc_poll(s->cq, 1, &wc, GC_TIMEOUT_MS) != 1 ||
+		    wc.status != IBV_WC_SUCCESS ||
+		    !!(wc.opcode & IBV_WC_RECV) != recv) {
+			fp_diag("completion %d of %d: %s", i, n,
+				gc_status_str(wc.status));
+			return false;
+		}
+		*last = wc;
+	}
+	return true;
+}
+
+/* The datagram a -> b into the SRQ, and b's answer through ah_from_wc. */
+static bool ud_traffic(struct side *a, struct side *b, struct ibv_ah *ab,
+		       struct ibv_ah **ba, uint8_t sd)
+{
+	struct ibv_wc wc, rwc;
+
+	gc_fill(a->buf.addr, LEN, sd);
+	gc_fill(b->buf.addr + LEN / 2, LEN / 2, sd + 1);
+	if (recv_slot(b, 0, 1) || recv_slot(a, 0, 2) ||
+	    send_ud(a, ab, b->qp->qp_num, 0, FIRST_LEN, 1, NULL))
+		return false;
+	if (!reap(b, 1, true, &rwc) || !reap(a, 1, false, &wc) ||
+	    rwc.byte_len != GRH_LEN + FIRST_LEN ||
+	    rwc.qp_num != b->qp->qp_num || rwc.src_qp != a->qp->qp_num ||
+	    memcmp(b->buf.addr + GRH_LEN, a->buf.addr, FIRST_LEN))
+		return false;
+	/* The path back, from what arrived: as a UD server answers. */
+	*ba = ibv_create_ah_from_wc(b->dev.pd, &rwc,
+				    (struct ibv_grh *)b->buf.addr, GC_PORT);
+	if (!*ba || (*ba)->context != b->dev.ctx || (*ba)->pd != b->dev.pd) {
+		fp_diag("ibv_create_ah_from_wc: %s", strerror(errno));
+		return false;
+	}
+	if (send_ud(b, *ba, rwc.src_qp, LEN / 2, FIRST_LEN, 1, NULL) ||
+	    !reap(a, 1, true, &rwc) || !reap(b, 1, false, &wc) ||
+	    memcmp(a->buf.addr + GRH_LEN, b->buf.addr + LEN / 2, FIRST_LEN))
+		return false;
+	return true;
+}
+
+/* A chain longer than one batch of the library's AH exchange. */
+static bool ud_chain(struct side *a, struct side *b, struct ibv_ah *ab)
+{
+	struct ibv_wc wc;
+	int got = 0;
+
+	for (int i = 0; i < CHAIN; i++)
+		if (recv_slot(b, i, 10 + i))
+			return false;
+	if (send_ud(a, ab, b->qp->qp_num, 0, CHAIN_LEN, CHAIN, NULL) ||
+	    !reap(a, CHAIN, false, &wc))
+		return false;
+	for (int i = 0; i < CHAIN; i++) {
+		if (!reap(b, 1, true, &wc))
+			return false;
+		/* The SRQ fills its slots in posting order. */
+		int slot = (int)wc.wr_id - 10;
+
+		if (slot >= 0 && slot < CHAIN &&
+		    !memcmp(b->buf.addr + slot * SLOT + GRH_LEN,
+			    a->buf.addr + slot * CHAIN_LEN, CHAIN_LEN))
+			got++;
+	}
+	return got == CHAIN;
+}
+
+/* ibv_create_srq_ex() with a PD and a CQ, queried, modified, destroyed. */
+static bool srq_ex(struct side *b, bool destroy, struct ibv_srq **out)
+{
+	struct ibv_srq_init_attr_ex attr = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ |
+			     IBV_SRQ_INIT_ATTR_TYPE,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = b->dev.pd,
+		.cq = b->cq,
+	};
+	struct ibv_srq_attr sa = { .srq_limit = 4 };
+	struct ibv_srq *srq;
+
+	*out = NULL;
+	srq = ibv_create_srq_ex(b->dev.ctx, &attr);
+	if (!srq) {
+		fp_diag("ibv_create_srq_ex: %s", strerror(errno));
+		return false;
+	}
+	*out = srq;
+	if (srq->context != b->dev.ctx || srq->pd != b->dev.pd ||
+	    ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT))
+		return false;
+	memset(&sa, 0, sizeof(sa));
+	if (ibv_query_srq(srq, &sa) || sa.max_wr < 16 || sa.srq_limit != 4)
+		return false;
+	if (!destroy)
+		return true;
+	*out = NULL;
+	return ibv_destroy_srq(srq) == 0;
+}
+
+/* The parent's SRQ and AH stay the parent's. */
+static void inherited_refused(struct side *a, struct side *b, const char *who)
+{
+	struct ibv_recv_wr rwr = { .wr_id = FP_CHILD_WR_ID }, *rbad = NULL;
+	struct ibv_qp_init_attr qattr = {
+		.send_cq = a->cq,
+		.recv_cq = a->cq,
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1,
+			 .max_recv_wr = 1,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ibv_srq_attr sa;
+	struct ibv_qp *qp;
+	int ret, bad;
+
+	ret = ibv_post_srq_recv(parent_srq, &rwr, &rbad);
+	fp_guard(ret == EPERM && rbad == &rwr,
+		 "%s: ibv_post_srq_recv on the inherited SRQ -> EPERM (%d)",
+		 who, ret);
+	ret = ibv_query_srq(parent_srq, &sa);
+	fp_guard(ret == EPERM,
+		 "%s: ibv_query_srq on the inherited SRQ -> "
+		 "EPERM (%d)",
+		 who, ret);
+	ret = send_ud(a, parent_ah, 1, 0, 8, 1, &bad);
+	fp_guard(ret == EPERM && bad == 0,
+		 "%s: a UD request naming the inherited AH -> EPERM (%d)", who,
+		 ret);
+	qattr.srq = parent_srq;
+	qattr.send_cq = b->cq;
+	qattr.recv_cq = b->cq;
+	qp = ibv_create_qp(parent.p.b.pd, &qattr);
+	fp_guard(!qp && errno == EPERM,
+		 "%s: a QP on the inherited SRQ -> EPERM (%s)", who,
+		 qp ? "created" : strerror(errno));
+}
+
+/* XRC, thread and parent domains: what the device gave the parent. */
+static void domains(struct side *a, const char *who)
+{
+	struct ibv_xrcd_init_attr xattr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_parent_domain_init_attr pattr = { .pd = a->dev.pd };
+	struct ibv_td_init_attr tattr = { 0 };
+	struct ibv_xrcd *xrcd;
+	struct ibv_pd *pad;
+	struct ibv_td *td;
+
+	if (parent_xrcd || parent_td || parent_pad) {
+		errno = 0;
+		xrcd = ibv_open_xrcd(a->dev.ctx, &xattr);
+		fp_ok(!xrcd && errno == parent_xrcd,
+		      "%s: ibv_open_xrcd -> %s, as the parent got", who,
+		      strerror(errno));
+		errno = 0;
+		td = ibv_alloc_td(a->dev.ctx, &tattr);
+		fp_ok(!td && errno == parent_td,
+		      "%s: ibv_alloc_td -> %s, as the parent got", who,
+		      strerror(errno));
+		errno = 0;
+		pad = ibv_alloc_parent_domain(a->dev.ctx, &pattr);
+		fp_ok(!pad && errno == parent_pad,
+		      "%s: ibv_alloc_parent_domain -> %s, as the parent got",
+		      who, strerror(errno));
+	}
+	if (!parent_xrcd || !parent_td || !parent_pad)
+		fp_skip("%s: the device has a domain verb the parent could "
+			"use; not covered in a child",
+			who);
+}
+
+static void child_main(void *arg)
+{
+	const char *who = arg;
+	bool cleanup = child_cleans_up;
+	struct side a = { 0 }, b = { 0 };
+	struct ibv_ah *ab = NULL, *ba = NULL;
+	struct ibv_srq *srq2 = NULL;
+	bool ok;
+
+	ok = side_make(&a, &parent.p.a, false) &&
+	     side_make(&b, &parent.p.b, true);
+	if (ok)
+		ab = gc_create_ah(&a.dev, &b.dev);
+	ok = ok && ab;
+	fp_guard(ok,
+		 "%s: SRQ, CQs, UD QPs, MRs and an AH on inherited "
+		 "contexts and PDs (%s)",
+		 who, ok ? "ok" : strerror(errno));
+	if (!ok)
+		goto attack;
+	fp_guard(side_fields_ok(&a) && side_fields_ok(&b) &&
+			 ab->context == a.dev.ctx && ab->pd == a.dev.pd,
+		 "%s: the objects name the inherited context and PD", who);
+	fp_guard(ud_traffic(&a, &b, ab, &ba, seed),
+		 "%s: UD SEND through its AH into its SRQ, answered through "
+		 "ibv_create_ah_from_wc()",
+		 who);
+	fp_guard(ud_chain(&a, &b, ab),
+		 "%s: a chain of %d UD SENDs, every one received", who, CHAIN);
+	fp_guard(srq_ex(&b, cleanup, &srq2),
+		 "%s: ibv_create_srq_ex() with a PD and a CQ, modified and "
+		 "queried",
+		 who);
+	inherited_refused(&a, &b, who);
+	domains(&a, who);
+	if (cleanup) {
+		ok = (!ba || !ibv_destroy_ah(ba)) && !ibv_destroy_ah(ab) &&
+		     !ibv_destroy_qp(a.qp) && !ibv_destroy_qp(b.qp) &&
+		     !ibv_destroy_srq(b.srq) && !ibv_dereg_mr(a.buf.mr) &&
+		     !ibv_dereg_mr(b.buf.mr) && !ibv_destroy_cq(a.cq) &&
+		     !ibv_destroy_cq(b.cq);
+		fp_guard(ok, "%s: destroys its AHs, QPs, SRQ, MRs and CQs (%s)",
+			 who, ok ? "ok" : strerror(errno));
+	}
+attack:
+	fp_child_attack(&parent, who);
+}
+
+static void check_parent(const char *who, const struct counts *before)
+{
+	struct counts after;
+	char when[96];
+
+	snprintf(when, sizeof(when), "parent after %s", who);
+	fp_traffic(&parent, when, seed++);
+	gc_guard(fu_rdma_resource_counts(after.text, sizeof(after.text)) &&
+			 !strcmp(before->text, after.text),
+		 "%s: kernel object counts unchanged by the child", who);
+	if (strcmp(before->text, after.text))
+		gc_diag("before:\n%s\nafter:\n%s", before->text, after.text);
+}
+
+static void run_kind(enum fp_kind kind, const struct counts *before)
+{
+	char who[64];
+	int status;
+
+	snprintf(who, sizeof(who), "child of %s", fp_kind_name(kind));
+	child_cleans_up = kind == FP_FORK;
+	status = fp_run(kind, child_main, who, who);
+	gc_ok(status == 0, "%s exited normally (%d)", who, status);
+	check_parent(who, before);
+}
+
+/* The parent's own SRQ, AH and domain verbs, before any child. */
+static bool parent_objects(void)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 4,
+						     .max_sge = 1 } };
+	struct ibv_xrcd_init_attr xattr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_parent_domain_init_attr pattr = { .pd = parent.p.a.pd };
+	struct ibv_td_init_attr tattr = { 0 };
+	struct ibv_xrcd *xrcd;
+	struct ibv_pd *pad;
+	struct ibv_td *td;
+
+	errno = 0;
+	xrcd = ibv_open_xrcd(parent.p.a.ctx, &xattr);
+	parent_xrcd = xrcd ? 0 : errno;
+	if (xrcd)
+		ibv_close_xrcd(xrcd);
+	errno = 0;
+	td = ibv_alloc_td(parent.p.a.ctx, &tattr);
+	parent_td = td ? 0 : errno;
+	if (td)
+		ibv_dealloc_td(td);
+	errno = 0;
+	pad = ibv_alloc_parent_domain(parent.p.a.ctx, &pattr);
+	parent_pad = pad ? 0 : errno;
+	if (pad)
+		ibv_dealloc_pd(pad);
+	gc_diag("parent on %s: ibv_open_xrcd %s, ibv_alloc_td %s, "
+		"ibv_alloc_parent_domain %s",
+		parent.p.a.name, strerror(parent_xrcd), strerror(parent_td),
+		strerror(parent_pad));
+	parent_srq = ibv_create_srq(parent.p.b.pd, &sattr);
+	parent_ah = gc_create_ah(&parent.p.a, &parent.p.b);
+	return parent_srq && parent_ah;
+}
+
+int main(void)
+{
+	struct counts before;
+
+	if (!fu_start("fork_child_more"))
+		return gc_finish();
+	if (!gc_ok(!fp_pair_open(&parent), "parent: rxe0 <-> rxe1 RC pair"))
+		return gc_finish();
+	gc_diag("rxe served by %s", gc_librxe_mapped() ?
+					    "Debian's librxe" :
+					    "the built-in provider");
+	if (!gc_ok(parent_objects(), "parent: an SRQ and an AH of its own"))
+		return gc_finish();
+	fp_traffic(&parent, "parent before any child", seed++);
+	if (!gc_ok(fu_rdma_resource_counts(before.text, sizeof(before.text)),
+		   "rdma resource show"))
+		return gc_finish();
+
+	run_kind(FP_FORK, &before);
+	run_kind(FP_UFORK, &before);
+	run_kind(FP_CLONE, &before);
+
+	ibv_destroy_ah(parent_ah);
+	ibv_destroy_srq(parent_srq);
+	fp_pair_close(&parent);
+	return gc_finish();
+}
