@@ -34,6 +34,12 @@ struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
 				     void *cq_context,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector) IBV_HIDDEN;
+struct ibv_cq_ex *
+verbs_child_create_cq_ex(struct ibv_context *ctx,
+			 struct ibv_cq_init_attr_ex *attr) IBV_HIDDEN;
+struct ibv_qp *
+verbs_child_create_qp_ex(struct ibv_context *ctx,
+			 struct ibv_qp_init_attr_ex *attr) IBV_HIDDEN;
 struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 				     struct ibv_qp_init_attr *attr) IBV_HIDDEN;
 struct ibv_srq *

@@ -102,6 +102,9 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 {
 	struct ibv_cq_ex *cq;
 
+	/* A fork child's CQ goes to a context of its own (fork_child.c). */
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_create_cq_ex(ctx, attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (!attr || attr->cqe == 0 ||

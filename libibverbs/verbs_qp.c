@@ -123,6 +123,8 @@ struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
 {
 	struct ibv_qp *qp;
 
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_create_qp_ex(ctx, attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (!attr || !cq_belongs(attr->send_cq, ctx) ||
