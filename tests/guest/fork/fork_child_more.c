@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * More of a fork child's own objects on the contexts it inherited: SRQs,
- * UD QPs and address handles (fork_child_objects covers PDs, channels,
- * CQs, RC QPs and MRs).
+ * UD QPs, address handles, extended CQs and QPs with send ops
+ * (fork_child_objects covers PDs, channels, CQs, RC QPs and MRs).
  *
  * The parent connects rxe0 and rxe1 by an RC QP and moves bytes, and
  * makes an SRQ and an AH of its own.  Then a child made by fork(),
@@ -12,7 +12,10 @@
  * receiving through the SRQ, and an AH on the inherited PD; it sends a
  * datagram rxe0 -> rxe1 through that AH into the SRQ, answers it through
  * an AH built from the completion (ibv_create_ah_from_wc()), and sends a
- * chain of more requests than the library exchanges AHs for at once.  It
+ * chain of more requests than the library exchanges AHs for at once.
+ * With ibv_create_cq_ex() and ibv_create_qp_ex() (send ops) it sends and
+ * writes through ibv_wr_*() on RC and through its AH on UD, polling with
+ * ibv_start_poll(); a batch naming the parent's AH is aborted.  It
  * checks what its objects name (the inherited context and PD), that the
  * parent's SRQ and AH stay refused (EPERM, also as a UD request's AH or
  * a new QP's SRQ), and that XRC domains, thread and parent domains give
@@ -259,6 +262,185 @@ static bool srq_ex(struct side *b, bool destroy, struct ibv_srq **out)
 	return ibv_destroy_srq(srq) == 0;
 }
 
+/* An extended CQ on @ctx that reports byte counts and QP numbers. */
+static struct ibv_cq_ex *make_cqx(struct ibv_context *ctx)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = QUEUE,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM,
+	};
+
+	return ibv_create_cq_ex(ctx, &attr);
+}
+
+/* A QP with send ops on the inherited PD of @dev. */
+static struct ibv_qp *make_qpx(struct gc_dev *dev, struct ibv_cq_ex *cq,
+			       enum ibv_qp_type type, uint64_t ops)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = type,
+		.send_cq = ibv_cq_ex_to_cq(cq),
+		.recv_cq = ibv_cq_ex_to_cq(cq),
+		.cap = { .max_send_wr = QUEUE,
+			 .max_recv_wr = QUEUE,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = dev->pd,
+		.send_ops_flags = ops,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(dev->ctx, &attr);
+
+	if (!qp)
+		fp_diag("ibv_create_qp_ex on %s: %s", dev->name,
+			strerror(errno));
+	return qp;
+}
+
+/* One successful completion from @cq, read through the ibv_wc_read_*(). */
+static bool poll_one_ex(struct ibv_cq_ex *cq, struct ibv_wc *wc)
+{
+	struct ibv_poll_cq_attr attr = {};
+	long deadline = gc_now_ms() + GC_TIMEOUT_MS;
+	int r;
+
+	while ((r = ibv_start_poll(cq, &attr)) == ENOENT &&
+	       gc_now_ms() < deadline)
+		usleep(1000);
+	if (r) {
+		fp_diag("ibv_start_poll: %d", r);
+		return false;
+	}
+	wc->status = cq->status;
+	wc->wr_id = cq->wr_id;
+	wc->opcode = ibv_wc_read_opcode(cq);
+	wc->byte_len = ibv_wc_read_byte_len(cq);
+	wc->qp_num = ibv_wc_read_qp_num(cq);
+	/* One entry per ibv_start_poll(): see gc_poll_ex(). */
+	ibv_end_poll(cq);
+	return wc->status == IBV_WC_SUCCESS;
+}
+
+struct ex_objs {
+	struct ibv_cq_ex *cxa, *cxb;
+	struct ibv_qp *qa, *qb, *ua;
+};
+
+/* SEND and RDMA WRITE through ibv_wr_*() on an RC QP, both CQs ex. */
+static bool ex_rc(struct side *a, struct side *b, struct ex_objs *x)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x->qa);
+	struct ibv_wc wc;
+	bool ok;
+
+	if (!qx || gc_connect(x->qa, &a->dev, x->qb, &b->dev))
+		return false;
+	gc_fill(a->buf.addr, LEN, 0x5c);
+	memset(b->buf.addr, 0, LEN);
+	if (gc_post_recv(x->qb, &b->buf, 0, 1024, 7))
+		return false;
+	ibv_wr_start(qx);
+	qx->wr_id = 21;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr, 1024);
+	qx->wr_id = 22;
+	ibv_wr_rdma_write(qx, b->buf.mr->rkey, (uintptr_t)b->buf.addr + 2048);
+	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr + 2048,
+		       1024);
+	if (ibv_wr_complete(qx))
+		return false;
+	ok = poll_one_ex(x->cxb, &wc) && wc.wr_id == 7 &&
+	     wc.opcode == IBV_WC_RECV && wc.byte_len == 1024 &&
+	     wc.qp_num == x->qb->qp_num;
+	ok = ok && poll_one_ex(x->cxa, &wc) && wc.wr_id == 21 &&
+	     wc.qp_num == x->qa->qp_num && poll_one_ex(x->cxa, &wc) &&
+	     wc.wr_id == 22 && wc.opcode == IBV_WC_RDMA_WRITE;
+	return ok && !memcmp(a->buf.addr, b->buf.addr, 1024) &&
+	       !memcmp(a->buf.addr + 2048, b->buf.addr + 2048, 1024);
+}
+
+/*
+ * A UD QP ex: a batch naming the parent's AH is aborted (nothing
+ * arrives), then one through the child's AH lands in b's SRQ.
+ */
+static bool ex_ud(struct side *a, struct side *b, struct ibv_ah *ab,
+		  struct ex_objs *x, const char *who)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x->ua);
+	struct ibv_wc wc;
+	int ret;
+
+	if (!qx || gc_ud_ready(x->ua) || recv_slot(b, 0, 31))
+		return false;
+	gc_fill(a->buf.addr, LEN, 0x6d);
+	ibv_wr_start(qx);
+	qx->wr_id = 41;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_ud_addr(qx, parent_ah, b->qp->qp_num, GC_QKEY);
+	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr, 64);
+	ret = ibv_wr_complete(qx);
+	fp_guard(ret == EPERM,
+		 "%s: a batch naming the inherited AH is aborted, "
+		 "ibv_wr_complete() -> EPERM (%d)",
+		 who, ret);
+	ibv_wr_start(qx);
+	qx->wr_id = 42;
+	ibv_wr_send(qx);
+	ibv_wr_set_ud_addr(qx, ab, b->qp->qp_num, GC_QKEY);
+	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr + 512, 64);
+	if (ibv_wr_complete(qx))
+		return false;
+	/* Only the second batch's request went out. */
+	return poll_one_ex(x->cxa, &wc) && wc.wr_id == 42 &&
+	       reap(b, 1, true, &wc) && wc.wr_id == 31 &&
+	       wc.byte_len == GRH_LEN + 64 &&
+	       !memcmp(b->buf.addr + GRH_LEN, a->buf.addr + 512, 64);
+}
+
+/* Extended CQs and QPs of the child's, with traffic. */
+static void ex_objects(struct side *a, struct side *b, struct ibv_ah *ab,
+		       struct ex_objs *x, const char *who)
+{
+	const uint64_t rc_ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+	bool ok;
+
+	x->cxa = make_cqx(a->dev.ctx);
+	x->cxb = make_cqx(b->dev.ctx);
+	if (x->cxa && x->cxb) {
+		x->qa = make_qpx(&a->dev, x->cxa, IBV_QPT_RC, rc_ops);
+		x->qb = make_qpx(&b->dev, x->cxb, IBV_QPT_RC, rc_ops);
+		x->ua = make_qpx(&a->dev, x->cxa, IBV_QPT_UD,
+				 IBV_QP_EX_WITH_SEND);
+	}
+	ok = x->cxa && x->cxb && x->qa && x->qb && x->ua &&
+	     ibv_cq_ex_to_cq(x->cxa)->context == a->dev.ctx &&
+	     x->qa->context == a->dev.ctx && x->qa->pd == a->dev.pd &&
+	     x->qa->send_cq == ibv_cq_ex_to_cq(x->cxa);
+	fp_guard(ok,
+		 "%s: ibv_create_cq_ex(), ibv_create_qp_ex() with send ops "
+		 "on inherited contexts and PDs (%s)",
+		 who, ok ? "ok" : strerror(errno));
+	if (!ok)
+		return;
+	fp_guard(ex_rc(a, b, x),
+		 "%s: ibv_wr_send(), ibv_wr_rdma_write() on its QP ex, "
+		 "completions through ibv_start_poll() and ibv_wc_read_*()",
+		 who);
+	fp_guard(ex_ud(a, b, ab, x, who),
+		 "%s: ibv_wr_set_ud_addr() with its AH on a UD QP ex", who);
+}
+
+static bool ex_destroy(struct ex_objs *x)
+{
+	return !ibv_destroy_qp(x->qa) && !ibv_destroy_qp(x->qb) &&
+	       !ibv_destroy_qp(x->ua) &&
+	       !ibv_destroy_cq(ibv_cq_ex_to_cq(x->cxa)) &&
+	       !ibv_destroy_cq(ibv_cq_ex_to_cq(x->cxb));
+}
+
 /* The parent's SRQ and AH stay the parent's. */
 static void inherited_refused(struct side *a, struct side *b, const char *who)
 {
@@ -342,6 +524,7 @@ static void child_main(void *arg)
 	struct side a = { 0 }, b = { 0 };
 	struct ibv_ah *ab = NULL, *ba = NULL;
 	struct ibv_srq *srq2 = NULL;
+	struct ex_objs x = { 0 };
 	bool ok;
 
 	ok = side_make(&a, &parent.p.a, false) &&
@@ -368,8 +551,14 @@ static void child_main(void *arg)
 		 "%s: ibv_create_srq_ex() with a PD and a CQ, modified and "
 		 "queried",
 		 who);
+	ex_objects(&a, &b, ab, &x, who);
 	inherited_refused(&a, &b, who);
 	domains(&a, who);
+	if (cleanup && x.cxa && x.cxb && x.qa && x.qb && x.ua) {
+		ok = ex_destroy(&x);
+		fp_guard(ok, "%s: destroys its QPs ex and CQs ex (%s)", who,
+			 ok ? "ok" : strerror(errno));
+	}
 	if (cleanup) {
 		ok = (!ba || !ibv_destroy_ah(ba)) && !ibv_destroy_ah(ab) &&
 		     !ibv_destroy_qp(a.qp) && !ibv_destroy_qp(b.qp) &&
