@@ -23,9 +23,9 @@
  * modify/query verbs, completion events, and the data path's cold branch
  * (provider_context.c), which forwards to the real object's own context
  * (exchanging a UD request's AH for the real one).  The members of an
- * extended CQ or QP proxy are forwarders of this file's, which reach the
- * real object through the proxy.  The parent never takes that branch, so
- * its data path is unchanged.
+ * extended CQ or QP proxy are forwarders (fork_child_ex.c), which reach
+ * the real object through the proxy.  The parent never takes that branch,
+ * so its data path is unchanged.
  *
  * Proxies, the fresh contexts and the child's PDs for inherited PDs are
  * found through one hash table keyed by the application's pointer.  It is
@@ -41,84 +41,9 @@
 #include <unistd.h>
 
 #include "fork_child.h"
+#include "fork_child_priv.h"
 #include "fork_guard.h"
 #include "ibverbs.h"
-
-enum child_kind {
-	CK_CTX, /* key: an inherited context; real: the fresh one */
-	CK_SHADOW_PD, /* key: an inherited PD; real: the child's PD */
-	CK_PD, /* the others: key is the proxy, real its object */
-	CK_CHANNEL,
-	CK_CQ,
-	CK_QP,
-	CK_MR,
-	CK_SRQ,
-	CK_AH,
-};
-
-/*
- * @dying is the pid of the process destroying the real object, 0 while
- * the proxy is live.  The entry stays linked until the real object is
- * gone, so a proxy is always found: a lookup that misses means the
- * pointer is no proxy, and only then may a verb hand it to a provider.
- */
-struct child_obj {
-	struct child_obj *next;
-	const void *key;
-	enum child_kind kind;
-	pid_t dying;
-	void *real;
-};
-
-/*
- * Proxies embed the library's layout of each object (driver.h), not just
- * the public struct: exported helpers such as ibv_qp_to_qp_ex() and
- * ibv_rereg_mr() read past it before they check the context.
- */
-struct child_pd {
-	struct verbs_pd v;
-	struct child_obj o;
-};
-
-struct child_channel {
-	struct ibv_comp_channel pub;
-	struct child_obj o;
-};
-
-/*
- * An extended CQ or QP proxy keeps its real object's ibv_cq_ex or
- * ibv_qp_ex: its members are forwarders that reach the real one without
- * a look-up (only they can be handed the proxy).  @bad marks a batch
- * that named an object no forwarder may hand on (ibv_wr_complete()
- * aborts it).
- */
-struct child_cq {
-	struct verbs_cq v;
-	struct child_obj o;
-	struct ibv_cq_ex *realx;
-};
-
-struct child_qp {
-	struct verbs_qp v;
-	struct child_obj o;
-	struct ibv_qp_ex *realx;
-	bool bad;
-};
-
-struct child_mr {
-	struct verbs_mr v;
-	struct child_obj o;
-};
-
-struct child_srq {
-	struct verbs_srq v;
-	struct child_obj o;
-};
-
-struct child_ah {
-	struct verbs_ah v;
-	struct child_obj o;
-};
 
 #define CHILD_BUCKETS 64
 
@@ -769,105 +694,6 @@ struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 }
 
 /*
- * Extended CQs.  The provider's pollers read and write their own struct
- * (container_of() of the pointer they get), so the proxy's members call
- * the real CQ's with the real pointer and copy back what the provider
- * fills in the public struct: status and wr_id.
- */
-static struct ibv_cq_ex *rcqx(struct ibv_cq_ex *cq)
-{
-	return container_of(cq, struct child_cq, v.cq_ex)->realx;
-}
-
-static void cqx_copy(struct ibv_cq_ex *cq, struct ibv_cq_ex *r)
-{
-	cq->status = r->status;
-	cq->wr_id = r->wr_id;
-}
-
-static int fw_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
-{
-	struct ibv_cq_ex *r = rcqx(cq);
-	int ret = r->start_poll(r, attr);
-
-	if (!ret)
-		cqx_copy(cq, r);
-	return ret;
-}
-
-static int fw_next_poll(struct ibv_cq_ex *cq)
-{
-	struct ibv_cq_ex *r = rcqx(cq);
-	int ret = r->next_poll(r);
-
-	if (!ret)
-		cqx_copy(cq, r);
-	return ret;
-}
-
-static void fw_end_poll(struct ibv_cq_ex *cq)
-{
-	struct ibv_cq_ex *r = rcqx(cq);
-
-	r->end_poll(r);
-}
-
-#define FW_READ(name, type)                         \
-	static type fw_##name(struct ibv_cq_ex *cq) \
-	{                                           \
-		struct ibv_cq_ex *r = rcqx(cq);     \
-		return r->name(r);                  \
-	}
-FW_READ(read_opcode, enum ibv_wc_opcode)
-FW_READ(read_vendor_err, uint32_t)
-FW_READ(read_byte_len, uint32_t)
-FW_READ(read_imm_data, __be32)
-FW_READ(read_qp_num, uint32_t)
-FW_READ(read_src_qp, uint32_t)
-FW_READ(read_wc_flags, unsigned int)
-FW_READ(read_slid, uint32_t)
-FW_READ(read_sl, uint8_t)
-FW_READ(read_dlid_path_bits, uint8_t)
-FW_READ(read_completion_ts, uint64_t)
-FW_READ(read_cvlan, uint16_t)
-FW_READ(read_flow_tag, uint32_t)
-FW_READ(read_completion_wallclock_ns, uint64_t)
-#undef FW_READ
-
-static void fw_read_tm_info(struct ibv_cq_ex *cq, struct ibv_wc_tm_info *info)
-{
-	struct ibv_cq_ex *r = rcqx(cq);
-
-	r->read_tm_info(r, info);
-}
-
-/* A member the provider left NULL stays NULL: the application checks. */
-#define FW_SET(px, r, name) ((px)->name = (r)->name ? fw_##name : NULL)
-
-static void cqx_fill(struct ibv_cq_ex *px, struct ibv_cq_ex *r)
-{
-	px->comp_mask = r->comp_mask;
-	FW_SET(px, r, start_poll);
-	FW_SET(px, r, next_poll);
-	FW_SET(px, r, end_poll);
-	FW_SET(px, r, read_opcode);
-	FW_SET(px, r, read_vendor_err);
-	FW_SET(px, r, read_byte_len);
-	FW_SET(px, r, read_imm_data);
-	FW_SET(px, r, read_qp_num);
-	FW_SET(px, r, read_src_qp);
-	FW_SET(px, r, read_wc_flags);
-	FW_SET(px, r, read_slid);
-	FW_SET(px, r, read_sl);
-	FW_SET(px, r, read_dlid_path_bits);
-	FW_SET(px, r, read_completion_ts);
-	FW_SET(px, r, read_cvlan);
-	FW_SET(px, r, read_flow_tag);
-	FW_SET(px, r, read_tm_info);
-	FW_SET(px, r, read_completion_wallclock_ns);
-}
-
-/*
  * ibv_create_cq_ex() on an inherited context: the child's channel as for
  * ibv_create_cq(); a parent domain is never the child's (none can be
  * made on an inherited context), so one is refused.
@@ -912,257 +738,12 @@ struct ibv_cq_ex *verbs_child_create_cq_ex(struct ibv_context *ctx,
 	cq->v.cq_ex.cqe = real->cqe;
 	pthread_mutex_init(&cq->v.cq_ex.mutex, NULL);
 	pthread_cond_init(&cq->v.cq_ex.cond, NULL);
-	cqx_fill(&cq->v.cq_ex, real);
+	verbs_child_cqx_fill(&cq->v.cq_ex, real);
 	if (attr->channel)
 		__atomic_add_fetch(&attr->channel->refcnt, 1, __ATOMIC_RELAXED);
 	add(&cq->o, &cq->v.cq, CK_CQ, ibv_cq_ex_to_cq(real));
 	return &cq->v.cq_ex;
 }
-
-/*
- * Extended QPs.  Builders and setters forward to the real QP's, which
- * read the real struct's wr_id and wr_flags: they are copied there
- * before each builder.  An AH handed to ibv_wr_set_ud_addr() is
- * exchanged for the real one; one that is no proxy of this process, or
- * an MW (never the child's), spoils the batch: the builder cannot
- * refuse, so ibv_wr_complete() aborts it and fails with EPERM.
- */
-static int ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
-		      struct ibv_ah **out);
-
-static struct child_qp *cqp(struct ibv_qp_ex *qp)
-{
-	return container_of(qp, struct child_qp, v.qp_ex);
-}
-
-static struct ibv_qp_ex *rqpx(struct ibv_qp_ex *qp)
-{
-	return cqp(qp)->realx;
-}
-
-/* The real QP, with the next request's wr_id and flags. */
-static struct ibv_qp_ex *rqpx_wr(struct ibv_qp_ex *qp)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	r->wr_id = qp->wr_id;
-	r->wr_flags = qp->wr_flags;
-	return r;
-}
-
-static void fw_wr_start(struct ibv_qp_ex *qp)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	cqp(qp)->bad = false;
-	r->wr_start(r);
-}
-
-static int fw_wr_complete(struct ibv_qp_ex *qp)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	if (cqp(qp)->bad) {
-		cqp(qp)->bad = false;
-		r->wr_abort(r);
-		return EPERM;
-	}
-	return r->wr_complete(r);
-}
-
-static void fw_wr_abort(struct ibv_qp_ex *qp)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	cqp(qp)->bad = false;
-	r->wr_abort(r);
-}
-
-static void fw_wr_atomic_cmp_swp(struct ibv_qp_ex *qp, uint32_t rkey,
-				 uint64_t remote_addr, uint64_t compare,
-				 uint64_t swap)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_atomic_cmp_swp(r, rkey, remote_addr, compare, swap);
-}
-
-static void fw_wr_atomic_fetch_add(struct ibv_qp_ex *qp, uint32_t rkey,
-				   uint64_t remote_addr, uint64_t add)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_atomic_fetch_add(r, rkey, remote_addr, add);
-}
-
-/* No MW is the child's on an inherited context: the batch is spoilt. */
-static void fw_wr_bind_mw(struct ibv_qp_ex *qp, struct ibv_mw *mw,
-			  uint32_t rkey,
-			  const struct ibv_mw_bind_info *bind_info)
-{
-	cqp(qp)->bad = true;
-}
-
-static void fw_wr_local_inv(struct ibv_qp_ex *qp, uint32_t invalidate_rkey)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_local_inv(r, invalidate_rkey);
-}
-
-static void fw_wr_rdma_read(struct ibv_qp_ex *qp, uint32_t rkey,
-			    uint64_t remote_addr)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_rdma_read(r, rkey, remote_addr);
-}
-
-static void fw_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey,
-			     uint64_t remote_addr)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_rdma_write(r, rkey, remote_addr);
-}
-
-static void fw_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey,
-				 uint64_t remote_addr, __be32 imm_data)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_rdma_write_imm(r, rkey, remote_addr, imm_data);
-}
-
-static void fw_wr_send(struct ibv_qp_ex *qp)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_send(r);
-}
-
-static void fw_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm_data)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_send_imm(r, imm_data);
-}
-
-static void fw_wr_send_inv(struct ibv_qp_ex *qp, uint32_t invalidate_rkey)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_send_inv(r, invalidate_rkey);
-}
-
-static void fw_wr_send_tso(struct ibv_qp_ex *qp, void *hdr, uint16_t hdr_sz,
-			   uint16_t mss)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_send_tso(r, hdr, hdr_sz, mss);
-}
-
-static void fw_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah,
-			      uint32_t remote_qpn, uint32_t remote_qkey)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-	struct ibv_ah *real = NULL;
-
-	if (ah && ud_real_ah(&r->qp_base, ah, &real)) {
-		cqp(qp)->bad = true;
-		return;
-	}
-	r->wr_set_ud_addr(r, real, remote_qpn, remote_qkey);
-}
-
-static void fw_wr_set_xrc_srqn(struct ibv_qp_ex *qp, uint32_t remote_srqn)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	r->wr_set_xrc_srqn(r, remote_srqn);
-}
-
-static void fw_wr_set_inline_data(struct ibv_qp_ex *qp, void *addr,
-				  size_t length)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	r->wr_set_inline_data(r, addr, length);
-}
-
-static void fw_wr_set_inline_data_list(struct ibv_qp_ex *qp, size_t num_buf,
-				       const struct ibv_data_buf *buf_list)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	r->wr_set_inline_data_list(r, num_buf, buf_list);
-}
-
-static void fw_wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr,
-			  uint32_t length)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	r->wr_set_sge(r, lkey, addr, length);
-}
-
-static void fw_wr_set_sge_list(struct ibv_qp_ex *qp, size_t num_sge,
-			       const struct ibv_sge *sg_list)
-{
-	struct ibv_qp_ex *r = rqpx(qp);
-
-	r->wr_set_sge_list(r, num_sge, sg_list);
-}
-
-static void fw_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey,
-			       uint64_t remote_addr, const void *atomic_wr)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_atomic_write(r, rkey, remote_addr, atomic_wr);
-}
-
-#if IBV_RDMA_CORE_RELEASE >= 56
-static void fw_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey,
-			uint64_t remote_addr, size_t len, uint8_t type,
-			uint8_t level)
-{
-	struct ibv_qp_ex *r = rqpx_wr(qp);
-
-	r->wr_flush(r, rkey, remote_addr, len, type, level);
-}
-#endif
-
-static void qpx_fill(struct ibv_qp_ex *px, struct ibv_qp_ex *r)
-{
-	px->comp_mask = r->comp_mask;
-	FW_SET(px, r, wr_atomic_cmp_swp);
-	FW_SET(px, r, wr_atomic_fetch_add);
-	FW_SET(px, r, wr_bind_mw);
-	FW_SET(px, r, wr_local_inv);
-	FW_SET(px, r, wr_rdma_read);
-	FW_SET(px, r, wr_rdma_write);
-	FW_SET(px, r, wr_rdma_write_imm);
-	FW_SET(px, r, wr_send);
-	FW_SET(px, r, wr_send_imm);
-	FW_SET(px, r, wr_send_inv);
-	FW_SET(px, r, wr_send_tso);
-	FW_SET(px, r, wr_set_ud_addr);
-	FW_SET(px, r, wr_set_xrc_srqn);
-	FW_SET(px, r, wr_set_inline_data);
-	FW_SET(px, r, wr_set_inline_data_list);
-	FW_SET(px, r, wr_set_sge);
-	FW_SET(px, r, wr_set_sge_list);
-	FW_SET(px, r, wr_start);
-	FW_SET(px, r, wr_complete);
-	FW_SET(px, r, wr_abort);
-	FW_SET(px, r, wr_atomic_write);
-#if IBV_RDMA_CORE_RELEASE >= 56
-	FW_SET(px, r, wr_flush);
-#endif
-}
-#undef FW_SET
 
 /* What ibv_create_qp_ex() may ask of a child's QP. */
 #define CHILD_QP_EX_MASK                                       \
@@ -1172,8 +753,8 @@ static void qpx_fill(struct ibv_qp_ex *px, struct ibv_qp_ex *r)
 /*
  * ibv_create_qp_ex() on an inherited context with more than a PD: the
  * same QPs as ibv_create_qp(), with send ops (an extended QP whose
- * builders forward, above), creation flags and a TSO header as the
- * device grants them.  An XRC domain, a WQ indirection table and RSS are
+ * builders forward: fork_child_ex.c), creation flags and a TSO header as
+ * the device grants them.  An XRC domain, a WQ indirection table and RSS are
  * never the child's.
  */
 struct ibv_qp *verbs_child_create_qp_ex(struct ibv_context *ctx,
@@ -1224,7 +805,7 @@ struct ibv_qp *verbs_child_create_qp_ex(struct ibv_context *ctx,
 	rx = ibv_qp_to_qp_ex(real);
 	if (rx) {
 		qp->realx = rx;
-		qpx_fill(&qp->v.qp_ex, rx);
+		verbs_child_qpx_fill(&qp->v.qp_ex, rx);
 		qp->v.comp_mask = VERBS_QP_EX;
 	}
 	add(&qp->o, &qp->v.qp, CK_QP, real);
@@ -1556,8 +1137,8 @@ int verbs_child_req_notify_cq(struct ibv_cq *cq, int solicited_only)
  */
 #define UD_BATCH 16
 
-static int ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
-		      struct ibv_ah **out)
+int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
+			   struct ibv_ah **out)
 {
 	*out = NULL;
 	if (!ah)
@@ -1578,7 +1159,7 @@ static int post_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
 	while (wr) {
 		err = 0;
 		for (n = 0; wr && n < UD_BATCH; n++, wr = wr->next) {
-			err = ud_real_ah(real, wr->wr.ud.ah, &ah);
+			err = verbs_child_ud_real_ah(real, wr->wr.ud.ah, &ah);
 			if (err)
 				break;
 			copy[n] = *wr;
