@@ -152,20 +152,25 @@ static void add(struct child_obj *o, const void *key, enum child_kind kind,
 	lock_end(cancel);
 }
 
-/* The real object behind proxy @key, or NULL. */
+/*
+ * The real object behind proxy @key, or NULL.  The data path's look-up:
+ * it holds the lock over a walk of one chain only, which reaches no
+ * cancellation point, so it leaves the cancel state alone (two calls
+ * into libc per post or poll otherwise).  own_process() has adopted this
+ * process's token, as lock_begin() would.
+ */
 static void *real_of(const void *key, enum child_kind kind)
 {
 	struct child_obj *o;
 	void *real = NULL;
-	int cancel;
 
 	if (!own_process())
 		return NULL;
-	cancel = lock_begin();
+	pthread_mutex_lock(&child_lock);
 	o = find_locked(key, kind);
 	if (o)
 		real = o->real;
-	lock_end(cancel);
+	pthread_mutex_unlock(&child_lock);
 	return real;
 }
 
