@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# Debian's UCX 1.13 (ucx-utils, libucx0), unchanged, on the project's
-# libibverbs.so.1 and, to prove the test, on Debian's.  UCX reaches rxe
-# through its verbs transports in libuct_ib.so, a module it dlopen()s,
-# which links libibverbs and libmlx5.so.1 (the provider ABI).
+# Debian's UCX (ucx-utils, libucx0: bookworm's 1.13, trixie's 1.18),
+# unchanged, on the project's libibverbs.so.1 and, to prove the test, on
+# Debian's.  UCX reaches rxe through its verbs transports in
+# libuct_ib.so, a module it dlopen()s, which links libibverbs and
+# libmlx5.so.1 (the provider ABI).
 #
 #  - `ucx_info -d` lists the rc_verbs and ud_verbs transports on rxe0:1
 #    and rxe1:1.
@@ -26,6 +27,16 @@
 #    unhandled timeout error").  Over the IPv6 GID (index 0) the check
 #    passes, and UD works with it on.  The check is UCX's, in its own
 #    code, not a call into libibverbs.
+#  - ucx_perftest -P 0 where it takes -P: its own TCP connection, not
+#    MPI, exchanges the addresses.  A ucx_perftest built with MPI, as
+#    trixie's 1.18 is, calls MPI_Init() whenever its stdin is not a
+#    terminal and then uses MPI for the exchange unless -P 0 turns that
+#    off; started without mpirun each process is a world of one, and
+#    both sides exit 255 before they open a device ("This test should be
+#    run with exactly 2 processes in p2p case (actual: 1)", "failed to
+#    setup RTE transport").  One built without MPI, as bookworm's 1.13
+#    is, has no -P (it takes it for -h and prints its usage), so the
+#    script asks `ucx_perftest -h` whether it lists -P.
 #  - A UCP run names one device for both sides (UCX_NET_DEVICES=rxe0:1)
 #    and the transports (UCX_TLS), so that it runs over verbs and not
 #    over TCP or shared memory, which it would prefer on one host.
@@ -46,6 +57,14 @@ done
 iters=100
 port=13360
 ucx_env=(UCX_IB_GID_INDEX=1 UCX_UD_VERBS_ETH_DGID_CHECK=n)
+# With MPI, -h calls MPI_Init() too: bounded, so that a hung one cannot
+# stop the script here.
+no_mpi=()
+if timeout -k 5 120 /usr/bin/ucx_perftest -h </dev/null 2>&1 |
+	grep -qE '^[[:space:]]+-P <0\|1>'; then
+	no_mpi=(-P 0)
+	echo "# ucx_perftest is built with MPI: -P 0"
+fi
 
 # perftest TAG [VAR=VALUE...] -- ARGS...: one ucx_perftest
 # pair on the library of this round, its client naming the server.
@@ -62,9 +81,9 @@ perftest() {
 	CLIENT_PAIR_READY="ss -Hltn 'sport = :$port' | grep -q ." \
 		client_pair "$want" "$tag" \
 		env "${ucx_env[@]}" "${vars[@]}" /usr/bin/ucx_perftest \
-		"$@" -p "$port" -- \
+		"$@" "${no_mpi[@]}" -p "$port" -- \
 		env "${ucx_env[@]}" "${vars[@]}" /usr/bin/ucx_perftest \
-		"${@/rxe0:1/rxe1:1}" -p "$port" 198.18.0.1 || return
+		"${@/rxe0:1/rxe1:1}" "${no_mpi[@]}" -p "$port" 198.18.0.1 || return
 	client_pair_grep "$tag" cli "^Final:[[:space:]]+${iters}[[:space:]]" \
 		"$tag: client completed $iters iterations"
 }
