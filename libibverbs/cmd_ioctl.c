@@ -78,6 +78,16 @@ struct ib_uverbs_attr *vcmd_attr_in(struct vcmd_ioctl *c, uint16_t id,
 	return a;
 }
 
+struct ib_uverbs_attr *vcmd_attr_enum(struct vcmd_ioctl *c, uint16_t id,
+				      uint8_t elem_id)
+{
+	struct ib_uverbs_attr *a = next_attr(c, id, 0, true);
+
+	if (a)
+		a->attr_data.enum_data.elem_id = elem_id;
+	return a;
+}
+
 struct ib_uverbs_attr *vcmd_attr_in_u64(struct vcmd_ioctl *c, uint16_t id,
 					uint64_t value)
 {

@@ -200,6 +200,9 @@ struct ib_uverbs_attr *vcmd_attr_in_u64(struct vcmd_ioctl *c, uint16_t id,
 					uint64_t value) IBV_HIDDEN;
 struct ib_uverbs_attr *vcmd_attr_in_u32(struct vcmd_ioctl *c, uint16_t id,
 					uint32_t value) IBV_HIDDEN;
+/* An enum attribute: the element chosen, without data. */
+struct ib_uverbs_attr *vcmd_attr_enum(struct vcmd_ioctl *c, uint16_t id,
+				      uint8_t elem_id) IBV_HIDDEN;
 struct ib_uverbs_attr *vcmd_attr_out(struct vcmd_ioctl *c, uint16_t id,
 				     void *data, size_t len,
 				     bool mandatory) IBV_HIDDEN;
