@@ -24,6 +24,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "kern_abi.h"
 #include "provider_abi.h"
@@ -106,6 +107,55 @@ int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 			  uint64_t iova, int fd, int access,
 			  struct verbs_mr *vmr);
+#endif
+
+#if IBV_RDMA_CORE_RELEASE >= 65
+/*
+ * rdma-core 65's commands (IBVERBS_PRIVATE_65), one file each: DMA
+ * handles (cmd_dmah.c), REG_MR with a DMA handle or a dma-buf
+ * (cmd_mr_ex.c), a dma-buf of a device's memory (cmd_dmabuf.c), a port's
+ * effective speed (cmd_port_speed.c), completion counters
+ * (cmd_comp_cntr.c).  Signatures: rdma-core 65's libibverbs/driver.h.
+ */
+struct verbs_dmah;
+int ibv_cmd_alloc_dmah(struct ibv_context *ctx, struct verbs_dmah *dmah,
+		       struct ibv_dmah_init_attr *attr);
+int ibv_cmd_free_dmah(struct verbs_dmah *dmah);
+int ibv_cmd_reg_mr_ex(struct ibv_pd *pd, struct verbs_mr *vmr,
+		      struct ibv_mr_init_attr *mr_init_attr);
+int ibv_cmd_export_dmabuf_fd(struct ibv_context *ctx, off_t pg_off);
+int ibv_cmd_query_port_speed(struct ibv_context *context, uint32_t port_num,
+			     uint64_t *speed);
+int ibv_cmd_query_comp_cntr_caps(struct ibv_context *context,
+				 struct ibv_comp_cntr_caps *caps,
+				 size_t caps_size);
+int ibv_cmd_create_comp_cntr(struct ibv_context *context,
+			     struct ibv_comp_cntr *comp_cntr,
+			     struct ibv_command_buffer *link);
+int ibv_cmd_destroy_comp_cntr(struct ibv_comp_cntr *comp_cntr);
+int ibv_cmd_inc_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+int ibv_cmd_inc_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+			      uint64_t amount);
+int ibv_cmd_read_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+int ibv_cmd_read_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+			       uint64_t *value);
+int ibv_cmd_set_comp_cntr(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+int ibv_cmd_set_err_comp_cntr(struct ibv_comp_cntr *comp_cntr,
+			      uint64_t value);
+int ibv_cmd_qp_attach_comp_cntr(struct ibv_qp *qp,
+				struct ibv_comp_cntr *comp_cntr,
+				struct ibv_qp_attach_comp_cntr_attr *attr);
+
+/*
+ * The dma-buf heap helpers mlx5 imports (dmabuf_heap.c; rdma-core 65's
+ * libibverbs/dmabuf_heap.h).
+ */
+struct ibv_dmabuf_heap;
+struct ibv_dmabuf_heap *ibv_dmabuf_heap_cc_shared_init(void);
+void ibv_dmabuf_heap_destroy(struct ibv_dmabuf_heap *heap);
+void *ibv_dmabuf_heap_alloc(struct ibv_dmabuf_heap *heap, size_t size,
+			    int *dmabuf_fd);
+void ibv_dmabuf_heap_free(void *buf, size_t size, int dmabuf_fd);
 #endif
 
 #endif /* IBV_PROVIDER_CMD_H */
