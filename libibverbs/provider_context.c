@@ -649,6 +649,19 @@ static void install_public(struct verbs_context *vctx)
 	PL_SLOT(vctx, p, open_qp, open_qp, pl_open_qp);
 	PL_SLOT(vctx, p, open_xrcd, open_xrcd, pl_open_xrcd);
 	PL_SLOT(vctx, p, close_xrcd, close_xrcd, pl_close_xrcd);
+#if IBV_RDMA_CORE_RELEASE >= 65
+	/*
+	 * rdma-core 65's six public slots are always set there (to the op
+	 * or its default): here to the verbs themselves, which guard and
+	 * fall back the same way.
+	 */
+	vctx->alloc_dmah = ibv_alloc_dmah;
+	vctx->dealloc_dmah = ibv_dealloc_dmah;
+	vctx->reg_mr_ex = ibv_reg_mr_ex;
+	vctx->dm_export_dmabuf_fd = ibv_dm_export_dmabuf_fd;
+	vctx->alloc_buf = ibv_alloc_buf;
+	vctx->free_buf = ibv_free_buf;
+#endif
 	/* The flow slots changed: the placeholders follow them. */
 	verbs_install_compat_ops(vctx);
 }
