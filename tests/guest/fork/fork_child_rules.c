@@ -39,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -159,6 +160,59 @@ static void report_tries(const struct shared_try *t, const char *who)
 			 t->obj[i] ? "got an object" : strerror(t->err[i]));
 }
 
+/*
+ * Destroy a channel that a child sharing this memory made.  Its fd was
+ * opened in the child's own file table and went with the child; here the
+ * same number may be a file of ours, which the destroy must not close:
+ * it closes a stand-in on that number, and ours is put back.
+ */
+static void destroy_foreign_channel(struct ibv_comp_channel *ch)
+{
+	int fd = ch->fd, flags, saved = -1, stand_in;
+
+	if (fd < 0)
+		return;
+	flags = fcntl(fd, F_GETFD);
+	if (flags >= 0) {
+		saved = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (saved < 0)
+			return; /* keep our file: leave the channel */
+	}
+	stand_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (stand_in >= 0 && stand_in != fd) {
+		if (dup3(stand_in, fd, O_CLOEXEC) < 0) {
+			close(stand_in);
+			stand_in = -1;
+		} else {
+			close(stand_in);
+		}
+	}
+	if (stand_in >= 0)
+		ibv_destroy_comp_channel(ch);
+	if (saved >= 0) {
+		dup3(saved, fd, (flags & FD_CLOEXEC) ? O_CLOEXEC : 0);
+		close(saved);
+	}
+}
+
+/*
+ * Free what a child sharing this memory made: on Debian's library its
+ * objects are in this process's context and memory, and stay there.
+ * Single-threaded here, so no other thread takes the fd numbers.
+ */
+static void free_tries(struct shared_try *t)
+{
+	if (t->obj[3])
+		ibv_dereg_mr(t->obj[3]);
+	if (t->obj[2])
+		ibv_destroy_cq(t->obj[2]);
+	if (t->obj[1])
+		destroy_foreign_channel(t->obj[1]);
+	if (t->obj[0])
+		ibv_dealloc_pd(t->obj[0]);
+	memset(t, 0, sizeof(*t));
+}
+
 static struct shared_try vf_try;
 static struct ibv_context *vf_ctx;
 static struct ibv_pd *vf_pd;
@@ -203,6 +257,7 @@ static void pid_rule_parent(void)
 	if (gc_ok(run_vfork(), "vfork() child exited normally"))
 		report_tries(&vf_try, "vfork() child");
 	check_parent("parent after its vfork() child");
+	free_tries(&vf_try);
 
 	stack = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -216,6 +271,7 @@ static void pid_rule_parent(void)
 		report_tries(&t, "clone(CLONE_VM) child");
 	munmap(stack, CLONE_STACK);
 	check_parent("parent after its clone(CLONE_VM) child");
+	free_tries(&t);
 }
 
 /* A fork child with objects of its own, and a vfork() child of it. */
@@ -243,6 +299,7 @@ static void pid_rule_grandchild(void *arg)
 	fp_ok(vf, "%s: its vfork() child exited normally", who);
 	if (vf)
 		report_tries(&vf_try, "vfork() child of a fork child");
+	free_tries(&vf_try);
 	/* The fork child's table is its own still. */
 	mr = ibv_reg_mr(own, vf_page, 4096, IBV_ACCESS_LOCAL_WRITE);
 	fp_guard(mr && !ibv_dereg_mr(mr) && !ibv_dealloc_pd(own),
