@@ -811,6 +811,16 @@ bool gc_rdma_counts(char *buf, size_t len)
 	}
 	n = fread(buf, 1, len - 1, f);
 	buf[n] = 0;
+	/*
+	 * Read what did not fit to the end: pclose() waits for the
+	 * command, which blocks on a full pipe nobody reads.
+	 */
+	while (n == len - 1 && !feof(f) && !ferror(f)) {
+		char rest[256];
+
+		if (!fread(rest, 1, sizeof(rest), f))
+			break;
+	}
 	return pclose(f) == 0 && n > 0 && n < len - 1;
 }
 

@@ -338,6 +338,16 @@ static pid_t start_server(void)
  */
 static char fork_counts[1024];
 
+/* Take the counts before a child; a failure fails @who's check. */
+static bool take_fork_counts(const char *who)
+{
+	if (gc_ok(gc_rdma_counts(fork_counts, sizeof(fork_counts)),
+		  "%s: the kernel's object counts before the child", who))
+		return true;
+	fork_counts[0] = 0;
+	return false;
+}
+
 static bool own_context(long *more)
 {
 	char now[1024];
@@ -419,7 +429,8 @@ static void run_child(enum fp_kind kind, void (*fn)(void *), const char *who,
 {
 	int status;
 
-	gc_rdma_counts(fork_counts, sizeof(fork_counts));
+	if (!take_fork_counts(who))
+		return;
 	status = fp_run(kind, fn, (void *)who, who);
 
 	gc_ok(status == 0, "%s exited normally (%d)", who, status);
@@ -432,6 +443,8 @@ static void run_many(struct ep *parent)
 	int ok = 0;
 	char when[64];
 
+	if (!take_fork_counts("many children"))
+		return;
 	for (int i = 0; i < CHILDREN; i++) {
 		pids[i] = fp_spawn(FP_FORK);
 		if (pids[i] == 0) {
@@ -500,7 +513,8 @@ static void run_disconnected(void)
 		gc_rdma_count(before, "rxe0", "pd"),
 		gc_rdma_count(before, "rxe0", "qp"));
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		gc_rdma_counts(fork_counts, sizeof(fork_counts));
+		if (!take_fork_counts(who[i]))
+			continue;
 		status = fp_run(kinds[i], child_main, (void *)who[i], who[i]);
 		gc_ok(status == 0, "%s exited normally (%d)", who[i], status);
 		counts_settle(before, who[i]);
