@@ -12,7 +12,8 @@
  * without a bit, the requests that need it are skipped, as a kernel
  * without them fails them at its end.  What does not depend on the
  * kernel is checked always: a QP asking for the opcodes in its
- * send_ops_flags is created, as by rdma-core's librxe.
+ * send_ops_flags is created, as by rdma-core's librxe, and the legacy
+ * ibv_post_send() never carries them out (test_legacy_post()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,6 +98,67 @@ static void test_atomic_write(struct flush_test *t)
 	gc_ok(__atomic_load_n(dst, __ATOMIC_ACQUIRE) == 0x0123456789abcdefULL,
 	      "ATOMIC_WRITE placed the 8 bytes (%#llx)",
 	      (unsigned long long)*dst);
+}
+
+/* Both QPs from whatever state back to RTS, their CQs emptied. */
+static bool reconnect(struct flush_test *t)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+	struct ibv_wc wc;
+
+	if (ibv_modify_qp(t->p.qp_a, &attr, IBV_QP_STATE) ||
+	    ibv_modify_qp(t->p.qp_b, &attr, IBV_QP_STATE))
+		return false;
+	while (ibv_poll_cq(t->p.cq_a, 1, &wc) > 0 ||
+	       ibv_poll_cq(t->p.cq_b, 1, &wc) > 0)
+		;
+	return !gc_connect(t->p.qp_a, &t->p.a, t->p.qp_b, &t->p.b);
+}
+
+/*
+ * ATOMIC_WRITE and FLUSH through the legacy ibv_post_send(): struct
+ * ibv_send_wr has no fields for their operands (the 8 bytes, the
+ * placement type and level), and rdma-core's librxe (v44.0, v56.0:
+ * post_one_send(), convert_send_wr()) checks no opcode and fills in no
+ * remote key for them, so it queues them with key 0, which no MR has:
+ * they fail at the responder, or at the requester of a kernel without
+ * the opcode.  This library refuses them at the post (EINVAL).  What
+ * both libraries share, on every kernel: such a request never succeeds
+ * and places nothing.  An error moves the QPs to the error state, so
+ * each check starts from fresh connections and these come last.
+ */
+static void test_legacy_post(struct flush_test *t, enum ibv_wr_opcode op,
+			     const char *name)
+{
+	uint8_t *target = t->b.addr + 12288, before[64];
+	struct ibv_sge sge = { .addr = (uintptr_t)t->a.addr,
+			       .length = 8,
+			       .lkey = t->a.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 41,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = op,
+				  .send_flags = IBV_SEND_SIGNALED },
+			   *bad = NULL;
+	struct ibv_wc wc = {};
+	int err, n = 0;
+
+	if (!gc_ok(reconnect(t), "%s: the QPs reconnected", name))
+		return;
+	wr.wr.rdma.remote_addr = (uintptr_t)target;
+	wr.wr.rdma.rkey = t->b.mr->rkey;
+	memcpy(before, target, sizeof(before));
+	err = ibv_post_send(t->p.qp_a, &wr, &bad);
+	if (!err)
+		n = gc_poll(t->p.cq_a, 1, &wc, GC_TIMEOUT_MS);
+	gc_ok((err || n != 1 || wc.status != IBV_WC_SUCCESS) &&
+		      !memcmp(before, target, sizeof(before)),
+	      "%s through the legacy ibv_post_send() does not succeed and "
+	      "places nothing (%s)",
+	      name,
+	      err    ? strerror(err) :
+	      n == 1 ? gc_status_str(wc.status) :
+		       "no completion");
 }
 
 #if IBV_RDMA_CORE_RELEASE >= 56
@@ -236,6 +298,10 @@ int main(void)
 	test_atomic_write(&t);
 #if IBV_RDMA_CORE_RELEASE >= 56
 	test_flush(&t);
+#endif
+	test_legacy_post(&t, IBV_WR_ATOMIC_WRITE, "ATOMIC_WRITE");
+#if IBV_RDMA_CORE_RELEASE >= 56
+	test_legacy_post(&t, IBV_WR_FLUSH, "FLUSH");
 #endif
 out:
 	gc_buf_free(&t.a);
