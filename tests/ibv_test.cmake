@@ -45,6 +45,40 @@ else()
 endif()
 set(IBV_DEBIAN_LIB_DIR "/usr/lib/${IBV_DEBIAN_ARCH}" CACHE PATH
 	"Directory of the distribution's libibverbs.so.1")
+
+# The dynamic loader's file name, which runs a program on another
+# release's libc (plugin.dlopen, tests/guest/lib/release-run.sh).  It is
+# the architecture's ABI (the PT_INTERP of every program built there),
+# the same in each Debian release's libc6, under /usr/lib/<triplet>/
+# since trixie's merged /usr.  Debian's ports without an entry here set
+# the cache variable.
+set(_ibv_loaders
+	x86_64-linux-gnu ld-linux-x86-64.so.2
+	aarch64-linux-gnu ld-linux-aarch64.so.1
+	i386-linux-gnu ld-linux.so.2
+	arm-linux-gnueabihf ld-linux-armhf.so.3
+	arm-linux-gnueabi ld-linux.so.3
+	powerpc64le-linux-gnu ld64.so.2
+	s390x-linux-gnu ld64.so.1
+	riscv64-linux-gnu ld-linux-riscv64-lp64d.so.1
+	loongarch64-linux-gnu ld-linux-loongarch-lp64d.so.1
+	mips64el-linux-gnuabi64 ld.so.1)
+list(FIND _ibv_loaders "${IBV_DEBIAN_ARCH}" _i)
+if(_i EQUAL -1)
+	set(_loader "ld.so")
+else()
+	math(EXPR _i "${_i} + 1")
+	list(GET _ibv_loaders ${_i} _loader)
+endif()
+set(IBV_RELEASE_LOADER "${_loader}" CACHE STRING
+	"The dynamic loader's file name in the release's libc6")
+if(_i EQUAL -1 AND IBV_RELEASE_LOADER STREQUAL "ld.so")
+	message(WARNING "No dynamic loader known for ${IBV_DEBIAN_ARCH}: "
+		"set IBV_RELEASE_LOADER")
+endif()
+unset(_ibv_loaders)
+unset(_loader)
+unset(_i)
 set(IBV_TESTS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(ibv_test name)
@@ -118,7 +152,8 @@ function(ibv_test name)
 		endif()
 		set(T_DEBIAN_COMMAND
 			"${CMAKE_SOURCE_DIR}/tests/guest/lib/release-run.sh"
-			"${IBV_DEBIAN_ARCH}" "${prog}" ${T_DEBIAN_COMMAND})
+			"${IBV_DEBIAN_ARCH}" "${IBV_RELEASE_LOADER}" "${prog}"
+			${T_DEBIAN_COMMAND})
 	endif()
 	if(debian)
 		set(env ${T_ENV} "LD_LIBRARY_PATH=${IBV_DEBIAN_LIB_DIR}")

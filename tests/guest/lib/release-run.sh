@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# tests/guest/lib/release-run.sh ARCH PROGRAM [ARG...]
+# tests/guest/lib/release-run.sh ARCH LOADER PROGRAM [ARG...]
 #
 # Runs PROGRAM, built here for another rdma-core release than the
 # guest's (a build-56/ tree on bookworm's userland), on that release's
@@ -24,22 +24,19 @@
 # set or has no loader.
 set -euo pipefail
 
-(($# >= 2)) || {
-	echo "usage: release-run.sh ARCH PROGRAM [ARG...]" >&2
+(($# >= 3)) || {
+	echo "usage: release-run.sh ARCH LOADER PROGRAM [ARG...]" >&2
 	exit 2
 }
 # ARCH: Debian's multiarch triplet (x86_64-linux-gnu), the build's.
-arch=$1
-shift
+# LOADER: the dynamic loader's file name there (ld-linux-x86-64.so.2),
+# IBV_RELEASE_LOADER of tests/ibv_test.cmake, which has the table.
+arch=$1 loader_name=$2
+shift 2
 root=${IBV_RELEASE_ROOT_DIR:-}
 lib=$root/usr/lib/$arch
-# The loader's name differs per architecture: take the one the release's
-# libc6 ships (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ...).
-loader=
-for f in "$lib"/ld-linux*.so.* "$lib"/ld64.so.* "$lib"/ld.so.*; do
-	[[ -e $f ]] && { loader=$f; break; }
-done
-if [[ -z $root || -z $loader ]]; then
+loader=$lib/$loader_name
+if [[ -z $root || $loader_name == */* || ! -e $loader ]]; then
 	echo "# SKIP no release root with a dynamic loader (IBV_RELEASE_ROOT_DIR='$root')"
 	exit 77
 fi
