@@ -445,7 +445,7 @@ static void race_child(void *arg)
 	struct fp_pair fp;
 	struct race r = { 0 };
 	pthread_t t;
-	bool ok, started, written, refused;
+	bool ok, own, started, written, refused;
 	long deadline = gc_now_ms() + RACE_WATCHDOG * 1000L - RACE_RESERVE_MS;
 
 	alarm(RACE_WATCHDOG);
@@ -453,7 +453,8 @@ static void race_child(void *arg)
 		   "%s: the kernel's object counts", who))
 		return;
 	ok = race_make(&r, &fp);
-	fp_guard(ok && own_contexts(1, 1, &ca, &cb),
+	own = ok && own_contexts(1, 1, &ca, &cb);
+	fp_guard(own,
 		 "%s: PDs, CQs, connected QPs and MRs of its own on the "
 		 "inherited contexts, on kernel contexts of its own (%s; new "
 		 "contexts %ld and %ld)",
@@ -542,14 +543,15 @@ static void cross_child(void *arg)
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init;
 	long ca = -1, cb = -1;
-	bool made, same;
+	bool made, own, same;
 
 	pd_a = ibv_alloc_pd(ctx_a);
 	cq_a = ibv_create_cq(ctx_a, 4, NULL, NULL, 0);
 	cq_b = ibv_create_cq(ctx_b, 4, NULL, NULL, 0);
 	ch_b = ibv_create_comp_channel(ctx_b);
 	made = pd_a && cq_a && cq_b && ch_b;
-	fp_guard(made && own_contexts(1, 1, &ca, &cb),
+	own = made && own_contexts(1, 1, &ca, &cb);
+	fp_guard(own,
 		 "%s: its own PD, CQs and channel on rxe0 and rxe1, on "
 		 "kernel contexts of its own (%s; new contexts %ld and %ld)",
 		 who, made ? "made" : strerror(errno), ca, cb);
