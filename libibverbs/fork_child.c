@@ -493,23 +493,62 @@ bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
 	return true;
 }
 
-/* A proxy channel of @ctx for a new CQ, its real one in *real. */
-static int cq_channel(struct ibv_context *ctx, struct ibv_comp_channel *ch,
-		      struct ibv_comp_channel **real)
+/* The context an inherited or proxy object of @kind names. */
+static struct ibv_context *context_of(const void *obj, enum child_kind kind)
 {
-	*real = NULL;
-	if (!ch)
-		return 0;
-	if (ch->context != ctx)
-		return EINVAL;
-	*real = real_of(ch, CK_CHANNEL);
-	/*
-	 * The parent's channel: its events are the parent's.  So are those
-	 * of a proxy inherited from a parent that was itself a child.
-	 */
-	if (*real && verbs_inherited_strict((*real)->context))
-		*real = NULL;
-	return *real ? 0 : EPERM;
+	switch (kind) {
+	case CK_CHANNEL:
+		return ((const struct ibv_comp_channel *)obj)->context;
+	case CK_CQ:
+		return ((const struct ibv_cq *)obj)->context;
+	case CK_SRQ:
+		return ((const struct ibv_srq *)obj)->context;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * A part of a new object - a CQ's channel, a QP's CQs and SRQ: the real
+ * object behind a proxy of @ctx, or NULL with *err 0 for none.  One of
+ * another context is EINVAL.  The parent's is refused (EPERM): its
+ * events, queue and completions are the parent's; so are those of a
+ * proxy inherited from a parent that was itself a child.
+ */
+static void *own_part(struct ibv_context *ctx, const void *obj,
+		      enum child_kind kind, int *err)
+{
+	void *real;
+
+	*err = 0;
+	if (!obj)
+		return NULL;
+	if (context_of(obj, kind) != ctx) {
+		*err = EINVAL;
+		return NULL;
+	}
+	real = real_of(obj, kind);
+	if (!real || verbs_inherited_strict(context_of(real, kind))) {
+		*err = EPERM;
+		return NULL;
+	}
+	return real;
+}
+
+/* What the application sees of a new CQ: what it passed. */
+static void cq_fill(struct ibv_cq *pub, struct ibv_cq *real,
+		    struct ibv_context *ctx, struct ibv_comp_channel *channel,
+		    void *cq_context)
+{
+	pub->context = ctx;
+	pub->channel = channel;
+	pub->cq_context = cq_context;
+	pub->handle = real->handle;
+	pub->cqe = real->cqe;
+	pthread_mutex_init(&pub->mutex, NULL);
+	pthread_cond_init(&pub->cond, NULL);
+	if (channel)
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
 }
 
 struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
@@ -523,7 +562,7 @@ struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
 	struct child_cq *cq;
 	int err;
 
-	err = cq_channel(ctx, channel, &rch);
+	rch = own_part(ctx, channel, CK_CHANNEL, &err);
 	if (err)
 		return verbs_null_errno(err);
 	fresh = fresh_ctx(ctx);
@@ -538,15 +577,7 @@ struct ibv_cq *verbs_child_create_cq(struct ibv_context *ctx, int cqe,
 		free(cq);
 		return NULL;
 	}
-	cq->v.cq.context = ctx;
-	cq->v.cq.channel = channel;
-	cq->v.cq.cq_context = cq_context;
-	cq->v.cq.handle = real->handle;
-	cq->v.cq.cqe = real->cqe;
-	pthread_mutex_init(&cq->v.cq.mutex, NULL);
-	pthread_cond_init(&cq->v.cq.cond, NULL);
-	if (channel)
-		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
+	cq_fill(&cq->v.cq, real, ctx, channel, cq_context);
 	add(&cq->o, &cq->v.cq, CK_CQ, real);
 	return &cq->v.cq;
 }
@@ -583,43 +614,6 @@ struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp)
 }
 
 /*
- * A QP's CQ: a proxy of the same context, or NULL.  The parent's CQ is
- * refused: its queue and its completions are the parent's.
- */
-static int qp_cq(struct ibv_context *ctx, struct ibv_cq *cq,
-		 struct ibv_cq **real)
-{
-	*real = NULL;
-	if (!cq)
-		return 0;
-	if (cq->context != ctx)
-		return EINVAL;
-	*real = verbs_child_real_cq(cq);
-	/* A proxy inherited from a child: its real CQ is not ours either. */
-	if (*real && verbs_inherited_strict((*real)->context))
-		*real = NULL;
-	return *real ? 0 : EPERM;
-}
-
-/*
- * An SRQ for a QP: a proxy of the same context, or NULL.  The parent's
- * SRQ is refused: its queue is the parent's.
- */
-static int qp_srq(struct ibv_context *ctx, struct ibv_srq *srq,
-		  struct ibv_srq **real)
-{
-	*real = NULL;
-	if (!srq)
-		return 0;
-	if (srq->context != ctx)
-		return EINVAL;
-	*real = verbs_child_real_srq(srq);
-	if (*real && verbs_inherited_strict((*real)->context))
-		*real = NULL;
-	return *real ? 0 : EPERM;
-}
-
-/*
  * RC, UC and UD QPs, on the child's CQs and SRQ.  A UD work request names
  * an AH, which the data path exchanges for the real one
  * (verbs_child_post_send()).  XRC QPs need an XRC domain, which is never
@@ -631,16 +625,18 @@ static int qp_attr_ok(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
 {
 	int err;
 
+	*rs = *rr = NULL;
+	*rsrq = NULL;
 	if (!attr)
 		return EINVAL;
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    attr->qp_type != IBV_QPT_UD)
 		return EPERM;
-	err = qp_srq(pd->context, attr->srq, rsrq);
+	*rsrq = own_part(pd->context, attr->srq, CK_SRQ, &err);
 	if (!err)
-		err = qp_cq(pd->context, attr->send_cq, rs);
+		*rs = own_part(pd->context, attr->send_cq, CK_CQ, &err);
 	if (!err)
-		err = qp_cq(pd->context, attr->recv_cq, rr);
+		*rr = own_part(pd->context, attr->recv_cq, CK_CQ, &err);
 	return err;
 }
 
@@ -718,7 +714,7 @@ struct ibv_cq_ex *verbs_child_create_cq_ex(struct ibv_context *ctx,
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) && attr->parent_domain)
 		return verbs_null_errno(
 			attr->parent_domain->context == ctx ? EPERM : EINVAL);
-	err = cq_channel(ctx, attr->channel, &rch);
+	rch = own_part(ctx, attr->channel, CK_CHANNEL, &err);
 	if (err)
 		return verbs_null_errno(err);
 	fresh = fresh_ctx(ctx);
@@ -736,16 +732,10 @@ struct ibv_cq_ex *verbs_child_create_cq_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	cq->realx = real;
-	cq->v.cq_ex.context = ctx;
-	cq->v.cq_ex.channel = attr->channel;
-	cq->v.cq_ex.cq_context = attr->cq_context;
-	cq->v.cq_ex.handle = real->handle;
-	cq->v.cq_ex.cqe = real->cqe;
-	pthread_mutex_init(&cq->v.cq_ex.mutex, NULL);
-	pthread_cond_init(&cq->v.cq_ex.cond, NULL);
+	/* An ibv_cq_ex begins as an ibv_cq does (ibv_cq_ex_to_cq()). */
+	cq_fill(&cq->v.cq, ibv_cq_ex_to_cq(real), ctx, attr->channel,
+		attr->cq_context);
 	verbs_child_cqx_fill(&cq->v.cq_ex, real);
-	if (attr->channel)
-		__atomic_add_fetch(&attr->channel->refcnt, 1, __ATOMIC_RELAXED);
 	add(&cq->o, &cq->v.cq, CK_CQ, ibv_cq_ex_to_cq(real));
 	return &cq->v.cq_ex;
 }
@@ -951,7 +941,7 @@ struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
 	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD)
 		return verbs_null_errno(EPERM);
 	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ)
-		err = qp_cq(ctx, attr->cq, &rcq);
+		rcq = own_part(ctx, attr->cq, CK_CQ, &err);
 	if (err)
 		return verbs_null_errno(err);
 	rpd = own_pd(attr->pd);
