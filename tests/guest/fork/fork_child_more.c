@@ -55,10 +55,6 @@ static bool child_cleans_up;
 /* What the parent got for each domain verb on rxe0: 0 or its errno. */
 static int parent_xrcd, parent_td, parent_pad;
 
-struct counts {
-	char text[512];
-};
-
 /* What one child makes on one inherited device. */
 struct side {
 	struct gc_dev dev; /* the parent's, with its context and PD */
@@ -572,21 +568,7 @@ attack:
 	fp_child_attack(&parent, who);
 }
 
-static void check_parent(const char *who, const struct counts *before)
-{
-	struct counts after;
-	char when[96];
-
-	snprintf(when, sizeof(when), "parent after %s", who);
-	fp_traffic(&parent, when, seed++);
-	gc_guard(fu_rdma_resource_counts(after.text, sizeof(after.text)) &&
-			 !strcmp(before->text, after.text),
-		 "%s: kernel object counts unchanged by the child", who);
-	if (strcmp(before->text, after.text))
-		gc_diag("before:\n%s\nafter:\n%s", before->text, after.text);
-}
-
-static void run_kind(enum fp_kind kind, const struct counts *before)
+static void run_kind(enum fp_kind kind, const struct fp_counts *before)
 {
 	char who[64];
 	int status;
@@ -595,7 +577,7 @@ static void run_kind(enum fp_kind kind, const struct counts *before)
 	child_cleans_up = kind == FP_FORK;
 	status = fp_run(kind, child_main, who, who);
 	gc_ok(status == 0, "%s exited normally (%d)", who, status);
-	check_parent(who, before);
+	fp_parent_unharmed(&parent, who, before, seed++);
 }
 
 /* The parent's own SRQ, AH and domain verbs, before any child. */
@@ -640,7 +622,7 @@ static bool parent_objects(void)
 
 int main(void)
 {
-	struct counts before;
+	struct fp_counts before;
 
 	if (!fu_start("fork_child_more"))
 		return gc_finish();
@@ -652,8 +634,7 @@ int main(void)
 	if (!gc_ok(parent_objects(), "parent: an SRQ and an AH of its own"))
 		return gc_finish();
 	fp_traffic(&parent, "parent before any child", seed++);
-	if (!gc_ok(fu_rdma_resource_counts(before.text, sizeof(before.text)),
-		   "rdma resource show"))
+	if (!gc_ok(fp_counts_read(&before), "rdma resource show"))
 		return gc_finish();
 
 	run_kind(FP_FORK, &before);

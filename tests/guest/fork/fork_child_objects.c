@@ -39,23 +39,6 @@
 static struct fp_pair parent;
 static uint8_t seed = 0x40;
 
-/* The kernel's per-device counts, from `rdma resource show`. */
-struct counts {
-	char text[512];
-};
-
-static bool read_counts(struct counts *c)
-{
-	FILE *f = popen("rdma resource show 2>&1", "r");
-	size_t n;
-
-	if (!f)
-		return false;
-	n = fread(c->text, 1, sizeof(c->text) - 1, f);
-	c->text[n] = 0;
-	return pclose(f) == 0 && n > 0;
-}
-
 /* What one child makes on one inherited device. */
 struct side {
 	struct gc_dev dev; /* the parent's, with its context and PD */
@@ -196,20 +179,7 @@ static void child_main(void *arg)
 	fp_child_attack(&parent, who);
 }
 
-static void check_parent(const char *who, const struct counts *before)
-{
-	struct counts after;
-	char when[96];
-
-	snprintf(when, sizeof(when), "parent after %s", who);
-	fp_traffic(&parent, when, seed++);
-	gc_guard(read_counts(&after) && !strcmp(before->text, after.text),
-		 "%s: kernel object counts unchanged by the child", who);
-	if (strcmp(before->text, after.text))
-		gc_diag("before:\n%s\nafter:\n%s", before->text, after.text);
-}
-
-static void run_kind(enum fp_kind kind, const struct counts *before)
+static void run_kind(enum fp_kind kind, const struct fp_counts *before)
 {
 	char who[64];
 	int status;
@@ -217,7 +187,7 @@ static void run_kind(enum fp_kind kind, const struct counts *before)
 	snprintf(who, sizeof(who), "child of %s", fp_kind_name(kind));
 	status = fp_run(kind, child_main, who, who);
 	gc_ok(status == 0, "%s exited normally (%d)", who, status);
-	check_parent(who, before);
+	fp_parent_unharmed(&parent, who, before, seed++);
 }
 
 /*
@@ -253,7 +223,7 @@ static void *busy_main(void *arg)
 }
 
 /* Several children at once, each with its own objects and traffic. */
-static void run_many(const struct counts *before)
+static void run_many(const struct fp_counts *before)
 {
 	void *page = fu_map(4096);
 	pid_t pids[CHILDREN];
@@ -293,12 +263,12 @@ static void run_many(const struct counts *before)
 		 "%d children at once: %d did RDMA of their "
 		 "own",
 		 CHILDREN, ok);
-	check_parent("many children", before);
+	fp_parent_unharmed(&parent, "many children", before, seed++);
 }
 
 int main(void)
 {
-	struct counts before;
+	struct fp_counts before;
 
 	if (!fu_start("fork_child_objects"))
 		return gc_finish();
@@ -308,7 +278,7 @@ int main(void)
 					    "Debian's librxe" :
 					    "the built-in provider");
 	fp_traffic(&parent, "parent before any child", seed++);
-	if (!gc_ok(read_counts(&before), "rdma resource show"))
+	if (!gc_ok(fp_counts_read(&before), "rdma resource show"))
 		return gc_finish();
 
 	run_kind(FP_FORK, &before);

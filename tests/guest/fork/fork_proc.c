@@ -328,6 +328,25 @@ static bool send_recv(struct fp_pair *fp, int *stray)
 	return false;
 }
 
+bool fp_counts_read(struct fp_counts *c)
+{
+	return gc_rdma_counts(c->text, sizeof(c->text));
+}
+
+void fp_parent_unharmed(struct fp_pair *fp, const char *who,
+			const struct fp_counts *before, uint8_t seed)
+{
+	struct fp_counts after;
+	char when[96];
+
+	snprintf(when, sizeof(when), "parent after %s", who);
+	fp_traffic(fp, when, seed);
+	gc_guard(fp_counts_read(&after) && !strcmp(before->text, after.text),
+		 "%s: kernel object counts unchanged by the child", who);
+	if (strcmp(before->text, after.text))
+		gc_diag("before:\n%s\nafter:\n%s", before->text, after.text);
+}
+
 bool fp_traffic(struct fp_pair *fp, const char *when, uint8_t seed)
 {
 	struct gc_buf *a = &fp->a, *b = &fp->b;

@@ -102,6 +102,20 @@ void fp_buf_unmap(struct gc_buf *buf);
 /* True when every operation moved its bytes; prints the checks. */
 bool fp_traffic(struct fp_pair *fp, const char *when, uint8_t seed);
 void fp_child_attack(struct fp_pair *fp, const char *who);
+
+/* The kernel's per-device object counts: `rdma resource show`. */
+struct fp_counts {
+	char text[512];
+};
+
+bool fp_counts_read(struct fp_counts *c);
+/*
+ * After child @who: the parent's traffic on @fp still moves its bytes,
+ * and the kernel's counts are @before, so the child left nothing in the
+ * parent's kernel context (a guard: upstream's children do).
+ */
+void fp_parent_unharmed(struct fp_pair *fp, const char *who,
+			const struct fp_counts *before, uint8_t seed);
 bool fp_child_own_rdma(const char *who);
 
 #endif /* FORK_PROC_H */

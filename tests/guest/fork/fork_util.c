@@ -206,15 +206,3 @@ int fu_wait_until(pid_t pid, long deadline_ms)
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
 }
-
-bool fu_rdma_resource_counts(char *buf, size_t len)
-{
-	FILE *f = popen("rdma resource show 2>&1", "r");
-	size_t n;
-
-	if (!f || !len)
-		return false;
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	return pclose(f) == 0 && n > 0;
-}

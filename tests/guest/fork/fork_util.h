@@ -52,12 +52,6 @@ bool fu_marked_as_mode(const void *addr, size_t len);
 /* Number of mappings in /proc/self/smaps with "dc" set. */
 int fu_count_dontfork_vmas(void);
 
-/*
- * The kernel's per-device object counts, `rdma resource show`'s output,
- * into @buf (NUL-terminated); false if it failed.
- */
-bool fu_rdma_resource_counts(char *buf, size_t len);
-
 /* "copy-on-fork on" in `rdma system show`: 1, 0, or -1 if it failed. */
 int fu_rdma_system_copy_on_fork(void);
 
