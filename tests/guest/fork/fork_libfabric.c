@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -279,39 +278,6 @@ static void server_main(int ready_fd)
 	}
 }
 
-static pid_t start_server(void)
-{
-	pid_t pid, parent_pid;
-	int p[2];
-	char c;
-
-	if (pipe(p))
-		return -1;
-	parent_pid = getpid();
-	pid = fork();
-	if (pid == 0) {
-		/*
-		 * A test killed by its timeout must not leave a listener on
-		 * the port for the next one: go with the parent, and in any
-		 * case after the longest the test may run.
-		 */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent_pid)
-			_exit(1);
-		alarm(SERVER_LIFETIME);
-		close(p[0]);
-		server_main(p[1]);
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		kill(pid, SIGKILL);
-		fu_wait(pid);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
-}
-
 /* ---- clients ---- */
 
 static struct fi_info *client_info;
@@ -386,7 +352,7 @@ int main(void)
 
 	if (!fu_start("fork_libfabric"))
 		return gc_finish();
-	server = start_server();
+	server = fu_start_server(server_main, SERVER_LIFETIME);
 	if (!gc_ok(server > 0, "echo server listens on %s:%s", SERVER_IP, PORT))
 		return gc_finish();
 	client_info = getinfo(false);

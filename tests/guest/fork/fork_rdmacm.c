@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <rdma/rdma_cma.h>
@@ -138,7 +137,7 @@ static void ep_free(struct ep *e)
 
 /*
  * The server's threads share one alarm, which bounds the server's life
- * instead (start_server()): they wait without their own.
+ * instead (server_main()): they wait without their own.
  */
 static bool in_server;
 
@@ -268,11 +267,13 @@ static void *serve_one(void *arg)
 /* Accept and echo until killed; every connection in a thread. */
 static void server_main(int ready_fd)
 {
-	struct rdma_addrinfo *res = addrinfo(true);
 	struct ibv_qp_init_attr attr;
 	struct rdma_cm_id *listen_id;
+	struct rdma_addrinfo *res;
 	pthread_t t;
 
+	in_server = true;
+	res = addrinfo(true);
 	qp_attr(&attr);
 	if (!res || rdma_create_ep(&listen_id, res, NULL, &attr) ||
 	    rdma_listen(listen_id, 16))
@@ -293,40 +294,6 @@ static void server_main(int ready_fd)
 		}
 		pthread_detach(t);
 	}
-}
-
-static pid_t start_server(void)
-{
-	pid_t pid, parent_pid;
-	int p[2];
-	char c;
-
-	if (pipe(p))
-		return -1;
-	parent_pid = getpid();
-	pid = fork();
-	if (pid == 0) {
-		/*
-		 * A test killed by its timeout must not leave a listener on
-		 * the port for the next one: go with the parent, and in any
-		 * case after the longest the test may run.
-		 */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent_pid)
-			_exit(1);
-		alarm(SERVER_LIFETIME);
-		in_server = true;
-		close(p[0]);
-		server_main(p[1]);
-	}
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1) {
-		kill(pid, SIGKILL);
-		fu_wait(pid);
-		pid = -1;
-	}
-	close(p[0]);
-	return pid;
 }
 
 /* ---- the children ---- */
@@ -554,7 +521,7 @@ int main(void)
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (!gc_ok(landed_in_parent != MAP_FAILED, "mmap of a shared flag"))
 		return gc_finish();
-	server = start_server();
+	server = fu_start_server(server_main, SERVER_LIFETIME);
 	if (!gc_ok(server > 0, "echo server listens on %s:%s", SERVER_IP, PORT))
 		return gc_finish();
 

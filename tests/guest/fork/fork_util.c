@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "fork_util.h"
 
@@ -205,4 +207,34 @@ int fu_wait_until(pid_t pid, long deadline_ms)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+pid_t fu_start_server(void (*server_main)(int ready_fd), unsigned lifetime)
+{
+	pid_t pid, parent_pid;
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		return -1;
+	parent_pid = getpid();
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent_pid)
+			_exit(1);
+		alarm(lifetime);
+		close(p[0]);
+		server_main(p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	/* Bounded: the server is gone after @lifetime, which ends the read. */
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		fu_wait(pid);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
 }

@@ -90,4 +90,13 @@ const char *fu_kernel_desc(void);
 int fu_wait(pid_t pid);
 int fu_wait_until(pid_t pid, long deadline_ms);
 
+/*
+ * A server in a child of its own: @server_main(ready_fd) writes a byte to
+ * ready_fd once it listens, then serves until killed.  The child dies
+ * with the caller and after @lifetime seconds in any case, so a test
+ * killed by its timeout leaves no listener on the port for the next.
+ * Its pid once ready, or -1 (then it is reaped).
+ */
+pid_t fu_start_server(void (*server_main)(int ready_fd), unsigned lifetime);
+
 #endif /* FORK_UTIL_H */
