@@ -122,21 +122,24 @@ IBV_EXPORT struct ibv_mr *ibv_reg_mr_ex(struct ibv_pd *pd,
 		if (err)
 			return verbs_null_errno(err);
 	}
-	/* A DMA handle of another process's context is the parent's. */
-	if ((attr.comp_mask & IBV_REG_MR_MASK_DMAH) &&
-	    (!attr.dmah || verbs_refuse_ctx(attr.dmah->context)))
-		return attr.dmah ? NULL : verbs_null_errno(EINVAL);
+	/*
+	 * A DMA handle of another process's context is the parent's.  A
+	 * NULL one is the provider's to judge, as upstream leaves it.
+	 */
+	if (attr.dmah && verbs_refuse_ctx(attr.dmah->context))
+		return NULL;
 
 	if (!(verbs_get_device(pd->context->device)->pub->core_support &
 	      IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
 		attr.access &= ~IBV_ACCESS_OPTIONAL_RANGE;
 
-	/* Neither memory nor a dma-buf: nothing to protect or register. */
-	if (!(attr.comp_mask & (IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_FD)))
-		return verbs_null_errno(EINVAL);
-
-	/* Process memory the kernel pins: protect it from fork first. */
+	/*
+	 * Process memory the kernel pins: protect it from fork first.  A
+	 * request naming neither memory nor a dma-buf has no range to
+	 * protect; the provider (or reg_mr_legacy()) refuses it.
+	 */
 	protect = !(attr.access & IBV_ACCESS_ON_DEMAND) &&
+		  (attr.comp_mask & IBV_REG_MR_MASK_ADDR) &&
 		  !(attr.comp_mask & IBV_REG_MR_MASK_FD);
 	if (protect) {
 		err = verbs_fork_mr_protect(attr.addr, attr.length, &rec);

@@ -222,6 +222,18 @@ static void check_reg_mr_ex(struct objs *o)
 	gc_ok(null_errno(mr, EOPNOTSUPP),
 	      "ibv_reg_mr_ex with a DMA handle: EOPNOTSUPP (errno %d)", errno);
 	drop_mr(mr);
+	/* A NULL handle is the provider's to judge, as upstream leaves it. */
+	mr = reg_ex(pd, IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_DMAH, o->dst,
+		    LEN, 0, 0, NULL, NULL);
+	gc_ok(null_errno(mr, EOPNOTSUPP),
+	      "ibv_reg_mr_ex with DMAH and a NULL handle: EOPNOTSUPP (errno %d)",
+	      errno);
+	drop_mr(mr);
+	mr = reg_ex(pd, IBV_REG_MR_MASK_DMAH, NULL, LEN, 0, 0, &o->dmah, NULL);
+	gc_ok(null_errno(mr, EOPNOTSUPP),
+	      "ibv_reg_mr_ex with only a DMA handle: EOPNOTSUPP (errno %d)",
+	      errno);
+	drop_mr(mr);
 
 	/* Any descriptor: rxe registers no dma-buf, it is not looked at. */
 	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
