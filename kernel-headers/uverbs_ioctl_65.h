@@ -2,7 +2,9 @@
 /*
  * Kernel uAPI ids of the ioctl methods rdma-core 65's commands use, which
  * bookworm's linux-libc-dev (6.1) predates: DMA handles, REG_MR, dma-buf
- * export, port speed and completion counters.
+ * export, port speed and completion counters, and the attributes rdma-core
+ * 65 added to methods 6.1 has: GET_CONTEXT's fd array and CQ_CREATE's
+ * provider buffer.
  *
  * Source: the enums of rdma-core v65.0's kernel-headers/rdma/
  * ib_user_ioctl_cmds.h and ib_user_ioctl_verbs.h (the kernel's uAPI, whose
@@ -20,6 +22,18 @@
 #define IBV_K65_OBJECT_DMAH 17
 #define IBV_K65_OBJECT_DMABUF 18
 #define IBV_K65_OBJECT_COMP_CNTR 19
+
+/* enum uverbs_attrs_get_context_attr_ids, after CORE_SUPPORT */
+#define IBV_K65_ATTR_GET_CONTEXT_FD_ARR 2
+
+/*
+ * enum uverbs_attrs_create_cq_cmd_attr_ids, after EVENT_FD: the CQ buffer
+ * a provider allocated, at a virtual address or in a dma-buf.
+ */
+#define IBV_K65_ATTR_CREATE_CQ_BUFFER_VA 8
+#define IBV_K65_ATTR_CREATE_CQ_BUFFER_LENGTH 9
+#define IBV_K65_ATTR_CREATE_CQ_BUFFER_FD 10
+#define IBV_K65_ATTR_CREATE_CQ_BUFFER_OFFSET 11
 
 /* enum uverbs_methods_device */
 #define IBV_K65_METHOD_QUERY_PORT_SPEED 7

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd_transport.h"
+#include "uverbs_ioctl_65.h"
 
 /* True when the kernel's response reached past the end of @field. */
 #define RESP_HAS(resp, len, field)                                           \
@@ -97,13 +98,44 @@ static void context_record(struct ibv_context *ctx,
 }
 
 /*
+ * File descriptors a plug-in hands the kernel with the context (rdma-core
+ * 65's ibv_cmd_get_context() @fd_arr).  A plug-in that passes none passes
+ * no array: this is NULL then, and no attribute is sent.
+ */
+struct get_context_fds {
+	const int *arr;
+	uint32_t count;
+};
+
+/*
+ * As rdma-core 65 sends the array (libibverbs/cmd_device.c): the ints as
+ * they are, in the attribute UVERBS_ATTR_GET_CONTEXT_FD_ARR (a uAPI newer
+ * than bookworm's 6.1), inline when they fit in 8 bytes, mandatory like every
+ * attribute upstream fills, even an empty array (length 0).  A kernel
+ * without the attribute answers EPROTONOSUPPORT, and upstream then opens
+ * the context with the write() command, without the fds: so does
+ * vcmd_get_context().  An array longer than an attribute can say
+ * (16-bit length) fails with EINVAL.
+ */
+static void add_context_fds(struct vcmd_ioctl *c,
+			    const struct get_context_fds *fds)
+{
+	size_t len = fds->count <= UINT16_MAX / sizeof(int) ?
+			     fds->count * sizeof(int) :
+			     SIZE_MAX;
+
+	vcmd_attr_in(c, IBV_K65_ATTR_GET_CONTEXT_FD_ARR, fds->arr, len, true);
+}
+
+/*
  * The method GET_CONTEXT, which also reports the kernel's core_support
  * (optional MR access flags).  A provider's private data travels as the
  * UHW attributes: the same bytes the legacy command carries behind its
  * core request and response.
  */
 static int get_context_ioctl(struct verbs_context *vctx,
-			     struct vcmd_udata *udata)
+			     struct vcmd_udata *udata,
+			     const struct get_context_fds *fds)
 {
 	struct ibv_context *ctx = &vctx->context;
 	struct context_answer a = {};
@@ -112,6 +144,8 @@ static int get_context_ioctl(struct verbs_context *vctx,
 
 	context_method_start(&c, ctx, UVERBS_METHOD_GET_CONTEXT, &a);
 	vcmd_attr_udata(&c, udata);
+	if (fds)
+		add_context_fds(&c, fds);
 	err = vcmd_ioctl_ctx(ctx, &c);
 	if (err)
 		return err;
@@ -136,11 +170,13 @@ static int get_context_ioctl(struct verbs_context *vctx,
  * without the method (EPROTONOSUPPORT) gets the legacy command, where
  * rdma-core 44 (libibverbs/cmd_fallback.c) falls back too.  Such a
  * kernel reports no core_support, which stays 0: no optional access flag
- * is passed on.
+ * is passed on.  A plug-in's fds go only with the method: the legacy
+ * command has no room for them, and rdma-core 65 drops them there too.
  */
-int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
+static int get_context(struct verbs_context *vctx, struct vcmd_udata *udata,
+		       const struct get_context_fds *fds)
 {
-	int err = get_context_ioctl(vctx, udata);
+	int err = get_context_ioctl(vctx, udata, fds);
 
 	if (err == ENOTTY || err == EPROTONOSUPPORT)
 		return get_context_write(vctx, udata);
@@ -148,6 +184,11 @@ int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
 		return err;
 	/* On failure the kernel's context goes with cmd_fd, the caller's. */
 	return vcmd_ioctl_errno(alloc_async_fd(&vctx->context));
+}
+
+int vcmd_get_context(struct verbs_context *vctx, struct vcmd_udata *udata)
+{
+	return get_context(vctx, udata, NULL);
 }
 
 /* QUERY_CONTEXT, with a plug-in's driver attributes chained in @link. */
@@ -596,10 +637,7 @@ int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd)
 
 /*
  * rdma-core 65 added @fd_arr, file descriptors the GET_CONTEXT ioctl
- * hands the kernel (UVERBS_ATTR_GET_CONTEXT_FD_ARR, newer uAPI).  This
- * library does not send them yet: a non-empty array fails with
- * EOPNOTSUPP instead of being dropped, which would open a context other
- * than the one the plug-in asked for.
+ * hands the kernel (add_context_fds()); NULL sends none.
  */
 #if IBV_RDMA_CORE_RELEASE >= 65
 IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
@@ -628,12 +666,18 @@ IBV_EXPORT int ibv_cmd_get_context(struct verbs_context *vctx,
 	err = verbs_inherited_strict(&vctx->context) ? EPERM : 0;
 	if (err)
 		return vcmd_set_errno(err);
-#if IBV_RDMA_CORE_RELEASE >= 65
-	if (fd_arr && fd_arr->count)
-		return vcmd_set_errno(EOPNOTSUPP);
-#endif
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
-	return vcmd_set_errno(vcmd_get_context(vctx, &u));
+#if IBV_RDMA_CORE_RELEASE >= 65
+	if (fd_arr) {
+		const struct get_context_fds fds = {
+			.arr = fd_arr->arr,
+			.count = fd_arr->count,
+		};
+
+		return vcmd_set_errno(get_context(vctx, &u, &fds));
+	}
+#endif
+	return vcmd_set_errno(get_context(vctx, &u, NULL));
 }
 
 IBV_EXPORT int ibv_cmd_query_context(struct ibv_context *ctx,

@@ -71,9 +71,11 @@ struct ib_uverbs_attr *vcmd_attr_in(struct vcmd_ioctl *c, uint16_t id,
 
 	if (!a)
 		return NULL;
-	if (len <= sizeof(a->data))
-		memcpy(&a->data, data, len);
-	else
+	if (len <= sizeof(a->data)) {
+		/* Nothing to copy (an empty array's @data may be NULL). */
+		if (len)
+			memcpy(&a->data, data, len);
+	} else
 		a->data = (uintptr_t)data;
 	return a;
 }
@@ -359,6 +361,24 @@ int vcmd_ioctl_link(struct ibv_context *ctx, struct vcmd_ioctl *c,
 	if (!err)
 		memcpy(own->attrs, u.cmd.hdr.attrs, own_len);
 	return err;
+}
+
+bool vcmd_chain_writable(const struct ibv_command_buffer *link, bool *extended)
+{
+	const struct ib_uverbs_attr *a;
+
+	for (; link; link = link->next) {
+		if (link->fallback_ioctl_only)
+			return false;
+		if (link->fallback_require_ex)
+			*extended = true;
+		for (a = link->hdr.attrs; a < link->next_attr; a++)
+			if (a->attr_id != UVERBS_ATTR_UHW_IN &&
+			    a->attr_id != UVERBS_ATTR_UHW_OUT &&
+			    (a->flags & UVERBS_ATTR_F_MANDATORY))
+				return false;
+	}
+	return true;
 }
 
 int vcmd_write_ctx_any(struct ibv_context *ctx, struct vcmd_write_req *req)

@@ -2,7 +2,8 @@
 /*
  * Queue pairs: CREATE_QP (legacy and extended), QUERY_QP, MODIFY_QP
  * (legacy and extended), DESTROY_QP and the POST_SEND doorbell, all
- * write() commands.
+ * write() commands; from rdma-core 65 on, a plug-in's QP with driver
+ * attributes is made with the ioctl method QP_CREATE, which carries them.
  *
  * A QP's user handle is the address of its struct ibv_qp, which
  * asynchronous events carry back.  XRC QPs need an XRC domain, which
@@ -80,20 +81,11 @@ static int cq_handles(const struct qp_create_args *a, uint32_t *send,
 	return 0;
 }
 
-/*
- * Issue @req (answered by struct ib_uverbs_create_qp_resp first) and
- * fill the QP and the granted capabilities.
- */
-static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
-		     struct ib_uverbs_create_qp_resp *resp, struct ibv_qp *qp,
-		     const struct qp_create_args *a)
+/* Fill @qp and the granted capabilities from what the kernel answered. */
+static void qp_created(struct ibv_context *ctx, struct ibv_qp *qp,
+		       const struct qp_create_args *a,
+		       const struct ib_uverbs_create_qp_resp *resp)
 {
-	int err;
-
-	err = vcmd_write_create_events(ctx, req, &resp->qp_handle, discard_qp,
-				       &qp->mutex, &qp->cond);
-	if (err)
-		return err;
 	qp->context = ctx;
 	qp->pd = a->pd;
 	qp->send_cq = a->send_cq;
@@ -110,6 +102,23 @@ static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
 	a->cap->max_send_sge = resp->max_send_sge;
 	a->cap->max_recv_sge = resp->max_recv_sge;
 	a->cap->max_inline_data = resp->max_inline_data;
+}
+
+/*
+ * Issue @req (answered by struct ib_uverbs_create_qp_resp first) and
+ * fill the QP and the granted capabilities.
+ */
+static int create_qp(struct ibv_context *ctx, struct vcmd_write_req *req,
+		     struct ib_uverbs_create_qp_resp *resp, struct ibv_qp *qp,
+		     const struct qp_create_args *a)
+{
+	int err;
+
+	err = vcmd_write_create_events(ctx, req, &resp->qp_handle, discard_qp,
+				       &qp->mutex, &qp->cond);
+	if (err)
+		return err;
+	qp_created(ctx, qp, a, resp);
 	return 0;
 }
 
@@ -224,11 +233,14 @@ static int create_qp_extended(struct ibv_context *ctx, struct ibv_qp *qp,
 	return create_qp(ctx, &req, &resp.base, qp, a);
 }
 
-int vcmd_create_qp_ex(struct ibv_context *ctx, struct verbs_qp *qp,
-		      struct ibv_qp_init_attr_ex *attr,
-		      struct vcmd_udata *udata)
+/*
+ * The arguments of @attr's QP and its XRC domain (NULL for none); EINVAL
+ * without the PD or the XRC domain its type needs.
+ */
+static int qp_args_of(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
+		      struct qp_create_args *a, struct ibv_xrcd **xrcd)
 {
-	struct qp_create_args a = {
+	*a = (struct qp_create_args){
 		.pd = attr->pd,
 		.send_cq = attr->send_cq,
 		.recv_cq = attr->recv_cq,
@@ -238,39 +250,239 @@ int vcmd_create_qp_ex(struct ibv_context *ctx, struct verbs_qp *qp,
 		.ind_tbl = (attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) &&
 			   attr->rwq_ind_tbl,
 	};
-	bool flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
-		     attr->create_flags;
-	struct ibv_xrcd *xrcd = (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) ?
-					attr->xrcd :
-					NULL;
-	int err;
+	*xrcd = (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) ? attr->xrcd : NULL;
 
 	if (attr->qp_type == IBV_QPT_XRC_RECV) {
 		/* The kernel takes the XRC domain in place of the PD. */
-		if (!xrcd)
+		if (!*xrcd)
 			return EINVAL;
-		a.pd = NULL;
-		a.pd_handle = vcmd_xrcd_handle(xrcd);
+		a->pd = NULL;
+		a->pd_handle = vcmd_xrcd_handle(*xrcd);
 	} else {
 		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
 		    attr->pd->context != ctx)
 			return EINVAL;
-		a.pd_handle = attr->pd->handle;
+		a->pd_handle = attr->pd->handle;
 	}
 	if (attr->qp_type == IBV_QPT_XRC_SEND) {
 		attr->cap.max_recv_wr = 0;
 		attr->cap.max_recv_sge = 0;
 	}
+	return 0;
+}
+
+/*
+ * The write() commands: the extended one where creation flags, an
+ * indirection table or @extended ask for it, the legacy one otherwise.
+ */
+static int create_qp_write(struct ibv_context *ctx, struct ibv_qp *qp,
+			   const struct qp_create_args *a,
+			   const struct ibv_qp_init_attr_ex *attr,
+			   bool extended, struct vcmd_udata *udata)
+{
+	bool flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+		     attr->create_flags;
+
 	/* The send-ops flags and TSO/RSS settings are the provider's. */
-	if (flags || a.ind_tbl)
-		err = create_qp_extended(ctx, &qp->qp, &a, attr, udata);
-	else
-		err = create_qp_legacy(ctx, &qp->qp, &a, attr->sq_sig_all,
-				       udata);
+	if (flags || a->ind_tbl || extended)
+		return create_qp_extended(ctx, qp, a, attr, udata);
+	return create_qp_legacy(ctx, qp, a, attr->sq_sig_all, udata);
+}
+
+int vcmd_create_qp_ex(struct ibv_context *ctx, struct verbs_qp *qp,
+		      struct ibv_qp_init_attr_ex *attr,
+		      struct vcmd_udata *udata)
+{
+	struct qp_create_args a;
+	struct ibv_xrcd *xrcd;
+	int err = qp_args_of(ctx, attr, &a, &xrcd);
+
+	if (err)
+		return err;
+	err = create_qp_write(ctx, &qp->qp, &a, attr, false, udata);
 	if (!err)
 		qp->xrcd = xrcd;
 	return err;
 }
+
+#if IBV_RDMA_CORE_RELEASE >= 65
+/* The creation flags rdma-core 65's QP_CREATE passes on (cmd_qp.c). */
+#define QP_CREATE_IOCTL_FLAGS                                            \
+	(IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | IBV_QP_CREATE_SCATTER_FCS | \
+	 IBV_QP_CREATE_CVLAN_STRIPPING | IBV_QP_CREATE_SOURCE_QPN |      \
+	 IBV_QP_CREATE_PCI_WRITE_END_PADDING)
+
+_Static_assert(
+	(int)IBV_QP_CREATE_BLOCK_SELF_MCAST_LB ==
+			(int)IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK &&
+		(int)IBV_QP_CREATE_SCATTER_FCS ==
+			(int)IB_UVERBS_QP_CREATE_SCATTER_FCS &&
+		(int)IBV_QP_CREATE_CVLAN_STRIPPING ==
+			(int)IB_UVERBS_QP_CREATE_CVLAN_STRIPPING &&
+		(int)IBV_QP_CREATE_PCI_WRITE_END_PADDING ==
+			(int)IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING,
+	"the verbs' creation flags are the kernel's bits");
+
+/*
+ * The kernel's flags for @attr (sq_sig_all among them, the source QPN an
+ * attribute of its own), or EINVAL for a flag the method does not take.
+ */
+static int qp_ioctl_flags(const struct ibv_qp_init_attr_ex *attr,
+			  uint32_t *flags)
+{
+	*flags = attr->sq_sig_all ? IB_UVERBS_QP_CREATE_SQ_SIG_ALL : 0;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS))
+		return 0;
+	if (attr->create_flags & ~QP_CREATE_IOCTL_FLAGS)
+		return EINVAL;
+	*flags |= attr->create_flags & ~IBV_QP_CREATE_SOURCE_QPN;
+	return 0;
+}
+
+/*
+ * The objects the QP is made of, as rdma-core 65's QP_CREATE names them:
+ * an XRC target's domain; otherwise the PD and either the indirection
+ * table (with the send CQ only for a send queue) or the send CQ and, but
+ * for an XRC initiator, the receive CQ.
+ */
+static int add_qp_objects(struct vcmd_ioctl *c, const struct qp_create_args *a,
+			  const struct ibv_qp_init_attr_ex *attr)
+{
+	uint32_t send, recv;
+	int err = cq_handles(a, &send, &recv);
+
+	if (err)
+		return err;
+	if (a->qp_type == IBV_QPT_XRC_RECV) {
+		vcmd_attr_idr(c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE,
+			      a->pd_handle);
+		return 0;
+	}
+	vcmd_attr_idr(c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, a->pd_handle);
+	if (a->ind_tbl) {
+		/* An RSS QP receives through its table alone. */
+		if (a->cap->max_recv_wr || a->cap->max_recv_sge || a->recv_cq ||
+		    a->srq)
+			return EINVAL;
+		vcmd_attr_idr(c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE,
+			      attr->rwq_ind_tbl->ind_tbl_handle);
+		if (a->cap->max_send_wr)
+			vcmd_attr_idr(c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE,
+				      send);
+		return 0;
+	}
+	vcmd_attr_idr(c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, send);
+	if (a->qp_type != IBV_QPT_XRC_SEND)
+		vcmd_attr_idr(c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, recv);
+	return 0;
+}
+
+/*
+ * UVERBS_METHOD_QP_CREATE with the plug-in's driver chain behind the
+ * library's attributes (rdma-core 65's ibv_cmd_create_qp_ex2() sends the
+ * same set).  0, a kernel errno, EINVAL for what the method refuses, or
+ * ENOTTY / EPROTONOSUPPORT without the method or one of its attributes.
+ */
+static int create_qp_ioctl(struct ibv_context *ctx, struct ibv_qp *qp,
+			   const struct qp_create_args *a,
+			   const struct ibv_qp_init_attr_ex *attr,
+			   const struct vcmd_udata *udata,
+			   struct ibv_command_buffer *driver)
+{
+	struct ib_uverbs_qp_cap cap = {
+		.max_send_wr = a->cap->max_send_wr,
+		.max_recv_wr = a->cap->max_recv_wr,
+		.max_send_sge = a->cap->max_send_sge,
+		.max_recv_sge = a->cap->max_recv_sge,
+		.max_inline_data = a->cap->max_inline_data,
+	};
+	struct ib_uverbs_qp_cap granted = {};
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ib_uverbs_attr *handle;
+	struct vcmd_ioctl c;
+	uint32_t flags, qpn = 0;
+	int err;
+
+	vcmd_ioctl_start(&c, ctx, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
+	handle = vcmd_attr_new_idr(&c, UVERBS_ATTR_CREATE_QP_HANDLE);
+	err = add_qp_objects(&c, a, attr);
+	if (!err)
+		err = qp_ioctl_flags(attr, &flags);
+	if (err)
+		return err;
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_CREATE_QP_TYPE, a->qp_type);
+	vcmd_attr_in_u64(&c, UVERBS_ATTR_CREATE_QP_USER_HANDLE,
+			 vcmd_user_handle(qp));
+	vcmd_attr_in(&c, UVERBS_ATTR_CREATE_QP_CAP, &cap, sizeof(cap), true);
+	if (ctx->async_fd != -1)
+		vcmd_attr_fd(&c, UVERBS_ATTR_CREATE_QP_EVENT_FD, ctx->async_fd);
+	if (flags)
+		vcmd_attr_in_u32(&c, UVERBS_ATTR_CREATE_QP_FLAGS, flags);
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    (attr->create_flags & IBV_QP_CREATE_SOURCE_QPN))
+		vcmd_attr_in_u32(&c, UVERBS_ATTR_CREATE_QP_SOURCE_QPN,
+				 attr->source_qpn);
+	if (a->srq)
+		vcmd_attr_idr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE,
+			      a->srq->handle);
+	vcmd_attr_out(&c, UVERBS_ATTR_CREATE_QP_RESP_CAP, &granted,
+		      sizeof(granted), true);
+	vcmd_attr_out(&c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &qpn, sizeof(qpn),
+		      true);
+	vcmd_attr_udata(&c, udata);
+
+	/* The kernel may report events as soon as the QP exists. */
+	err = vcmd_events_init(&qp->mutex, &qp->cond);
+	if (err)
+		return err;
+	err = vcmd_ioctl_link(ctx, &c, driver);
+	if (err) {
+		pthread_cond_destroy(&qp->cond);
+		pthread_mutex_destroy(&qp->mutex);
+		return err;
+	}
+	resp.qp_handle = vcmd_attr_handle(handle);
+	resp.qpn = qpn;
+	resp.max_send_wr = granted.max_send_wr;
+	resp.max_recv_wr = granted.max_recv_wr;
+	resp.max_send_sge = granted.max_send_sge;
+	resp.max_recv_sge = granted.max_recv_sge;
+	resp.max_inline_data = granted.max_inline_data;
+	qp_created(ctx, qp, a, &resp);
+	return 0;
+}
+
+/*
+ * A plug-in's QP with its driver chain (@driver holds attributes): the
+ * method, and on a kernel without it (or without an attribute sent) the
+ * write() command, as rdma-core 65 falls back, where the chain allows it
+ * (vcmd_chain_writable(): nothing in it the kernel must see) and the
+ * context is this process's own; EOPNOTSUPP where not.
+ */
+static int create_qp_chain(struct ibv_context *ctx, struct verbs_qp *qp,
+			   struct ibv_qp_init_attr_ex *attr,
+			   struct vcmd_udata *udata,
+			   struct ibv_command_buffer *driver)
+{
+	struct qp_create_args a;
+	struct ibv_xrcd *xrcd;
+	bool extended = false;
+	int err = qp_args_of(ctx, attr, &a, &xrcd);
+
+	if (err)
+		return err;
+	err = create_qp_ioctl(ctx, &qp->qp, &a, attr, udata, driver);
+	if (err == ENOTTY || err == EPROTONOSUPPORT) {
+		if (!vcmd_chain_writable(driver, &extended) ||
+		    vcmd_ctx_imported(ctx))
+			return EOPNOTSUPP;
+		err = create_qp_write(ctx, &qp->qp, &a, attr, extended, udata);
+	}
+	if (!err)
+		qp->xrcd = xrcd;
+	return err;
+}
+#endif
 
 int vcmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp,
 		 const struct ibv_qp_open_attr *attr, uint32_t xrcd_handle,
@@ -851,6 +1063,15 @@ IBV_EXPORT int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 	return vcmd_set_errno(err);
 }
 
+/* What a plug-in's new QP gets beyond what the kernel answered. */
+static void plugin_qp_created(struct verbs_qp *qp,
+			      const struct ibv_qp_init_attr_ex *attr)
+{
+	qp->qp.qp_context = attr->qp_context;
+	/* rdma-core 44 starts the mask afresh; a plug-in adds VERBS_QP_EX. */
+	qp->comp_mask = qp->xrcd ? VERBS_QP_XRCD : 0;
+}
+
 static int plugin_create_qp_ex(struct ibv_context *context,
 			       struct verbs_qp *qp,
 			       struct ibv_qp_init_attr_ex *attr,
@@ -858,12 +1079,9 @@ static int plugin_create_qp_ex(struct ibv_context *context,
 {
 	int err = vcmd_create_qp_ex(context, qp, attr, u);
 
-	if (err)
-		return err;
-	qp->qp.qp_context = attr->qp_context;
-	/* rdma-core 44 starts the mask afresh; a plug-in adds VERBS_QP_EX. */
-	qp->comp_mask = qp->xrcd ? VERBS_QP_XRCD : 0;
-	return 0;
+	if (!err)
+		plugin_qp_created(qp, attr);
+	return err;
 }
 
 IBV_EXPORT int ibv_cmd_create_qp_ex(struct ibv_context *context,
@@ -902,15 +1120,6 @@ ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
 
 	if (err)
 		return vcmd_set_errno(err);
-#if IBV_RDMA_CORE_RELEASE >= 65
-	/*
-	 * rdma-core 65 added @driver, the plug-in's attributes for an ioctl
-	 * QP_CREATE.  The QP is made with the write() command here, which
-	 * cannot carry them: a non-empty chain fails rather than be lost.
-	 */
-	if (driver && __ioctl_final_num_attrs(0, driver))
-		return vcmd_set_errno(EOPNOTSUPP);
-#endif
 	if (qp_attr->comp_mask &
 	    ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 	      IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER |
@@ -918,6 +1127,19 @@ ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
 	      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return vcmd_set_errno(EINVAL);
 	VCMD_PLUGIN_UDATA(&u, cmd, cmd_size, resp, resp_size);
+#if IBV_RDMA_CORE_RELEASE >= 65
+	/*
+	 * rdma-core 65 added @driver, the plug-in's attributes for the
+	 * QP_CREATE method (mlx5: its QP buffers in a dma-buf).  Without any
+	 * the QP is made as before, with the write() command.
+	 */
+	if (driver && __ioctl_final_num_attrs(0, driver)) {
+		err = create_qp_chain(context, qp, qp_attr, &u, driver);
+		if (!err)
+			plugin_qp_created(qp, qp_attr);
+		return vcmd_set_errno(err);
+	}
+#endif
 	return vcmd_set_errno(plugin_create_qp_ex(context, qp, qp_attr, &u));
 }
 

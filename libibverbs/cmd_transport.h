@@ -160,8 +160,9 @@ int vcmd_write_create_events(struct ibv_context *ctx,
 			     pthread_cond_t *cond) IBV_HIDDEN;
 
 /*
- * One ioctl() command; a few attributes more than any method here
- * (UVERBS_METHOD_WQ_CREATE: 13, plus the provider's two).
+ * One ioctl() command; at least the attributes of any method here
+ * (UVERBS_METHOD_WQ_CREATE: 13, QP_CREATE: 13 of its 15, plus the
+ * provider's two each).
  */
 #define VCMD_IOCTL_MAX_ATTRS 16
 
@@ -388,6 +389,17 @@ int vcmd_ioctl_link(struct ibv_context *ctx, struct vcmd_ioctl *c,
 		    struct ibv_command_buffer *link) IBV_HIDDEN;
 
 /*
+ * Whether a command whose ioctl method the kernel lacks may go as its
+ * write() command with @link's chain dropped, as rdma-core's fallback
+ * decides (libibverbs/cmd_fallback.c): not when a buffer of the chain is
+ * marked ioctl-only or holds a mandatory attribute other than the
+ * provider's UHW data, which the write() command carries.  *@extended is
+ * set when a buffer asks for the extended write() command.
+ */
+bool vcmd_chain_writable(const struct ibv_command_buffer *link,
+			 bool *extended) IBV_HIDDEN;
+
+/*
  * A write() command whose core part may be larger than write()'s buffer
  * holds (flow specs, indirection tables): one that fits goes as
  * vcmd_write_ctx() sends it, a larger one through
@@ -431,24 +443,5 @@ static inline int vcmd_destroy_errno(int err)
 		return 0;
 	return vcmd_set_errno(err);
 }
-
-#if IBV_RDMA_CORE_RELEASE >= 65
-/*
- * rdma-core 65's CQ commands take a buffer the provider allocated
- * (@prov, used when @cmd_flags says WITH_MEM_VA or WITH_MEM_DMABUF), for
- * the kernel's CREATE_CQ_BUFFER_* attributes.  0 without those flags;
- * EINVAL when they come without @prov, as upstream; EOPNOTSUPP with it:
- * this library does not pass the buffer yet, and a CQ made without it
- * would not be the one the provider set up.
- */
-static inline int vcmd_cq_prov_mem(const struct verbs_create_cq_prov_attr *prov,
-				   uint32_t cmd_flags)
-{
-	if (!(cmd_flags & (VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA |
-			   VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF)))
-		return 0;
-	return prov ? EOPNOTSUPP : EINVAL;
-}
-#endif
 
 #endif /* IBV_CMD_TRANSPORT_H */

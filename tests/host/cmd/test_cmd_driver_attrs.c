@@ -306,51 +306,6 @@ static void test_create_cq_ex2(void)
 	      "fork child: EPERM, nothing sent");
 }
 
-#if IBV_RDMA_CORE_RELEASE >= 65
-/*
- * rdma-core 65's new arguments that this library does not send yet fail
- * before the kernel instead of being dropped.
- */
-static void test_65_args(void)
-{
-	struct {
-		struct ibv_create_cq_ex ibv_cmd;
-		uint64_t buf_addr;
-	} cmd = {};
-	struct {
-		struct ib_uverbs_ex_create_cq_resp ibv_resp;
-		uint32_t cqn;
-	} resp = {};
-	struct ibv_cq_init_attr_ex attr = { .cqe = 16 };
-	struct verbs_create_cq_prov_attr prov = { .buffer = { .length =
-								      4096 } };
-	struct verbs_cq vcq = {};
-	int ret;
-
-	reset(0);
-	ret = ibv_cmd_create_cq_ex2(ctx, &attr, NULL, &vcq, &cmd.ibv_cmd,
-				    sizeof(cmd), &resp.ibv_resp, sizeof(resp),
-				    VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA,
-				    NULL);
-	CHECK(ret == EINVAL && errno == EINVAL && !kern.ioctls && !kern.writes,
-	      "CQ memory flag without the buffer: EINVAL, as upstream");
-	reset(0);
-	ret = ibv_cmd_create_cq_ex(ctx, &attr, &prov, &vcq, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
-				   VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF);
-	CHECK(ret == EOPNOTSUPP && !kern.ioctls && !kern.writes,
-	      "a provider's CQ buffer: EOPNOTSUPP, nothing sent");
-	reset(0);
-	stub_be_child(true);
-	ret = ibv_cmd_create_cq_ex(ctx, &attr, &prov, &vcq, &cmd.ibv_cmd,
-				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
-				   VERBS_CREATE_CQ_CMD_FLAGS_WITH_MEM_VA);
-	CHECK(ret == EPERM && !kern.ioctls && !kern.writes,
-	      "fork child: EPERM before the buffer is looked at");
-	stub_be_child(false);
-}
-#endif
-
 static void test_reg_dmabuf_mr(void)
 {
 	struct ibv_pd pd = { .context = ctx, .handle = 5 };
@@ -406,8 +361,5 @@ int main(void)
 
 	test_create_cq_ex2();
 	test_reg_dmabuf_mr();
-#if IBV_RDMA_CORE_RELEASE >= 65
-	test_65_args();
-#endif
 	return tap_done();
 }
