@@ -36,8 +36,12 @@
  * before any of its threads can take it (fork_guard.c), so no thread of a
  * parent can leave it held.
  */
+#define _GNU_SOURCE /* dup3() */
+#include <fcntl.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fork_child.h"
@@ -267,6 +271,67 @@ static bool destroy_proxy(const void *key, enum child_kind kind,
 }
 
 /*
+ * Whether this process shares its descriptor table with process @pid
+ * (clone(CLONE_FILES) without CLONE_VM), by kcmp(2).  A process that is
+ * gone shares nothing; any other failure (no kcmp, not permitted) counts
+ * as shared, which only costs the inherited descriptor number.
+ */
+static bool files_shared_with(pid_t pid)
+{
+	long r;
+
+	if (pid <= 0 || pid == getpid())
+		return false;
+	r = syscall(SYS_kcmp, getpid(), pid, KCMP_FILES, 0, 0);
+	if (r < 0)
+		return errno != ESRCH;
+	return r == 0;
+}
+
+/*
+ * The inherited @ctx's async_fd names the parent's asynchronous event
+ * file, which the child must never read; the events of the child's own
+ * objects arrive on @fresh's.  Make the inherited descriptor number name
+ * @fresh's file in this process (dup3() over it), so that poll() on
+ * ctx->async_fd - also on a number an application or libfabric took
+ * before the fork - wakes for the child's events.  The file keeps the
+ * inherited one's O_NONBLOCK and the number its FD_CLOEXEC.  Where the
+ * table is shared with the process that uses the number (the opener of
+ * @ctx, or @prev, the ancestor whose own context a grandchild replaces,
+ * or our parent), replacing it would take the parent's file from the
+ * parent: then only this process's copy of the field changes, to a
+ * duplicate of @fresh's descriptor (ibv_close_device() of @ctx closes
+ * that one, not the parent's).  Best effort: ibv_get_async_event() reads
+ * @fresh's descriptor either way.
+ */
+static void take_async_fd(struct ibv_context *ctx, struct ibv_context *fresh,
+			  pid_t prev)
+{
+	int fl, fdfl, cloexec, nfd;
+
+	if (ctx->async_fd < 0 || fresh->async_fd < 0)
+		return;
+	fl = fcntl(ctx->async_fd, F_GETFL);
+	fdfl = fcntl(ctx->async_fd, F_GETFD);
+	if (fl < 0 || fdfl < 0)
+		return;
+	if (fl & O_NONBLOCK) {
+		fl = fcntl(fresh->async_fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fresh->async_fd, F_SETFL, fl | O_NONBLOCK);
+	}
+	cloexec = (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0;
+	if (!files_shared_with(verbs_owner_of(ctx)->pid) &&
+	    !files_shared_with(prev) && !files_shared_with(getppid())) {
+		dup3(fresh->async_fd, ctx->async_fd, cloexec);
+		return;
+	}
+	nfd = fcntl(fresh->async_fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+	if (nfd >= 0)
+		ctx->async_fd = nfd;
+}
+
+/*
  * The child's own context for inherited @ctx: opened on first need, and
  * again in a grandchild, whose copy of the entry names its parent's.  The
  * old one is left as it is: proxies the grandchild inherited still point
@@ -283,6 +348,7 @@ static struct ibv_context *fresh_ctx_locked(struct ibv_context *ctx)
 	if (!fresh)
 		return NULL;
 	if (e) {
+		take_async_fd(ctx, fresh, verbs_owner_of(e->real)->pid);
 		verbs_keep_reachable(e->real);
 		e->real = fresh;
 		return fresh;
@@ -296,6 +362,7 @@ static struct ibv_context *fresh_ctx_locked(struct ibv_context *ctx)
 	e->kind = CK_CTX;
 	e->real = fresh;
 	insert_locked(e);
+	take_async_fd(ctx, fresh, 0);
 	return fresh;
 }
 
@@ -491,6 +558,40 @@ bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
 	*cq = proxy;
 	*cq_context = (*cq)->cq_context;
 	return true;
+}
+
+/*
+ * ibv_get_async_event() on inherited @ctx: the next event of the child's
+ * own context for it (opened on first need), never one of the parent's.
+ * The kernel names the real object by its address; each real CQ, QP and
+ * SRQ on that context was made with its proxy as its user context, so
+ * the event names the proxy, as the application knows it.  Port and
+ * device events pass as they are.  0, or -1 with errno.
+ */
+int verbs_child_get_async_event(struct ibv_context *ctx,
+				struct ibv_async_event *event)
+{
+	struct ibv_context *fresh = fresh_ctx(ctx);
+
+	if (!fresh)
+		return -1;
+	if (ibv_get_async_event(fresh, event))
+		return -1;
+	switch (event_object_of(event->event_type)) {
+	case EV_CQ:
+		event->element.cq = event->element.cq->cq_context;
+		break;
+	case EV_QP:
+		event->element.qp = event->element.qp->qp_context;
+		break;
+	case EV_SRQ:
+		event->element.srq = event->element.srq->srq_context;
+		break;
+	case EV_WQ: /* no WQ is made on the child's context */
+	case EV_NONE:
+		break;
+	}
+	return 0;
 }
 
 /* The context an inherited or proxy object of @kind names. */

@@ -89,6 +89,13 @@ bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
 			      void **cq_context, int *ret) IBV_HIDDEN;
 
 /*
+ * Asynchronous events of inherited @ctx: those of the child's own context
+ * for it, naming the proxies; 0 or -1 with errno.
+ */
+int verbs_child_get_async_event(struct ibv_context *ctx,
+				struct ibv_async_event *event) IBV_HIDDEN;
+
+/*
  * The data path's cold branch (provider_context.c): the wrapper found the
  * object's context inherited.  A proxy's call goes to its real object;
  * anything else is refused as before, with EPERM.

@@ -4,7 +4,9 @@
  *
  * Both kinds arrive by read() on a descriptor the kernel gave the process.
  * A fork child shares those open files with its parent, so a read in the
- * child would steal the parent's events: the child guard refuses it.
+ * child would steal the parent's events: the child guard refuses it.  The
+ * events of the child's own objects arrive on its own context
+ * (fork_child.c), and are read there.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -158,6 +160,9 @@ IBV_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
 		errno = EINVAL;
 		return -1;
 	}
+	/* A child's: the events of its own objects, never the parent's. */
+	if (verbs_inherited(ctx))
+		return verbs_child_get_async_event(ctx, event);
 	err = verbs_check_ctx(ctx);
 	if (err) {
 		errno = err;
@@ -175,7 +180,8 @@ IBV_EXPORT int ibv_get_async_event(struct ibv_context *ctx,
 
 /*
  * Count one more acknowledged event on the object's counter; nothing for
- * an object inherited across fork() (see ibv_ack_cq_events()).
+ * an object inherited across fork() (see ibv_ack_cq_events()).  A fork
+ * child's proxy counts on its real object, whose destroy waits for it.
  */
 static void ack_one(struct ibv_context *ctx, pthread_mutex_t *mutex,
 		    pthread_cond_t *cond, uint32_t *completed)
@@ -200,18 +206,27 @@ IBV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 	switch (event_object_of(event->event_type)) {
 	case EV_CQ:
 		cq = event->element.cq;
-		ack_one(cq->context, &cq->mutex, &cq->cond,
-			&cq->async_events_completed);
+		if (verbs_inherited(cq->context))
+			cq = verbs_child_real_cq(cq);
+		if (cq)
+			ack_one(cq->context, &cq->mutex, &cq->cond,
+				&cq->async_events_completed);
 		break;
 	case EV_QP:
 		qp = event->element.qp;
-		ack_one(qp->context, &qp->mutex, &qp->cond,
-			&qp->events_completed);
+		if (verbs_inherited(qp->context))
+			qp = verbs_child_real_qp(qp);
+		if (qp)
+			ack_one(qp->context, &qp->mutex, &qp->cond,
+				&qp->events_completed);
 		break;
 	case EV_SRQ:
 		srq = event->element.srq;
-		ack_one(srq->context, &srq->mutex, &srq->cond,
-			&srq->events_completed);
+		if (verbs_inherited(srq->context))
+			srq = verbs_child_real_srq(srq);
+		if (srq)
+			ack_one(srq->context, &srq->mutex, &srq->cond,
+				&srq->events_completed);
 		break;
 	case EV_WQ:
 		wq = event->element.wq;
