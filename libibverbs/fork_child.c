@@ -272,42 +272,66 @@ static bool destroy_proxy(const void *key, enum child_kind kind,
 
 /*
  * Whether this process shares its descriptor table with process @pid
- * (clone(CLONE_FILES) without CLONE_VM), by kcmp(2).  A process that is
- * gone shares nothing; any other failure (no kcmp, not permitted) counts
- * as shared, which only costs the inherited descriptor number.
+ * (clone(CLONE_FILES) without CLONE_VM), by kcmp(2).  Only the kernel's
+ * yes counts: a process that is gone or out of this PID namespace, or
+ * kcmp missing or refused (a seccomp filter), answers no, and the child
+ * is taken for the ordinary one, with a table of its own, that nearly
+ * every child is.
  */
-static bool files_shared_with(pid_t pid)
+static bool fd_table_shared_with(pid_t pid)
 {
-	long r;
-
 	if (pid <= 0 || pid == getpid())
 		return false;
-	r = syscall(SYS_kcmp, getpid(), pid, KCMP_FILES, 0, 0);
-	if (r < 0)
-		return errno != ESRCH;
-	return r == 0;
+	return syscall(SYS_kcmp, getpid(), pid, KCMP_FILES, 0, 0) == 0;
+}
+
+/*
+ * With any process that uses inherited @ctx's descriptor numbers: its
+ * opener, @prev (the ancestor whose own context a grandchild replaces)
+ * and our parent.
+ */
+static bool fd_table_shared(const struct ibv_context *ctx, pid_t prev)
+{
+	return fd_table_shared_with(verbs_owner_of(ctx)->pid) ||
+	       fd_table_shared_with(prev) || fd_table_shared_with(getppid());
+}
+
+/* The pid whose own context for @ctx a grandchild's replaces, or 0. */
+static pid_t prev_opener_locked(const struct ibv_context *ctx)
+{
+	struct child_obj *e = find_locked(ctx, CK_CTX);
+
+	return e ? verbs_owner_of(e->real)->pid : 0;
+}
+
+bool verbs_child_fd_table_shared(struct ibv_context *ctx)
+{
+	bool shared;
+	int cancel;
+
+	if (!own_process())
+		return false;
+	cancel = lock_begin();
+	shared = fd_table_shared(ctx, prev_opener_locked(ctx));
+	lock_end(cancel);
+	return shared;
 }
 
 /*
  * The inherited @ctx's async_fd names the parent's asynchronous event
  * file, which the child must never read; the events of the child's own
  * objects arrive on @fresh's.  Make the inherited descriptor number name
- * @fresh's file in this process (dup3() over it), so that poll() on
- * ctx->async_fd - also on a number an application or libfabric took
- * before the fork - wakes for the child's events.  The file keeps the
- * inherited one's O_NONBLOCK and the number its FD_CLOEXEC.  Where the
- * table is shared with the process that uses the number (the opener of
- * @ctx, or @prev, the ancestor whose own context a grandchild replaces,
- * or our parent), replacing it would take the parent's file from the
- * parent: then only this process's copy of the field changes, to a
- * duplicate of @fresh's descriptor (ibv_close_device() of @ctx closes
- * that one, not the parent's).  Best effort: ibv_get_async_event() reads
- * @fresh's descriptor either way.
+ * @fresh's file in this process (dup3() over it, in the child's own
+ * descriptor table: fresh_ctx_locked() opens no context in a shared
+ * one), so that poll() on ctx->async_fd - also on a number an
+ * application or libfabric took before the fork - wakes for the child's
+ * events.  The file keeps the inherited one's O_NONBLOCK and the number
+ * its FD_CLOEXEC.  Best effort: ibv_get_async_event() reads @fresh's
+ * descriptor either way.
  */
-static void take_async_fd(struct ibv_context *ctx, struct ibv_context *fresh,
-			  pid_t prev)
+static void take_async_fd(struct ibv_context *ctx, struct ibv_context *fresh)
 {
-	int fl, fdfl, cloexec, nfd;
+	int fl, fdfl;
 
 	if (ctx->async_fd < 0 || fresh->async_fd < 0)
 		return;
@@ -320,15 +344,8 @@ static void take_async_fd(struct ibv_context *ctx, struct ibv_context *fresh,
 		if (fl >= 0)
 			fcntl(fresh->async_fd, F_SETFL, fl | O_NONBLOCK);
 	}
-	cloexec = (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0;
-	if (!files_shared_with(verbs_owner_of(ctx)->pid) &&
-	    !files_shared_with(prev) && !files_shared_with(getppid())) {
-		dup3(fresh->async_fd, ctx->async_fd, cloexec);
-		return;
-	}
-	nfd = fcntl(fresh->async_fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
-	if (nfd >= 0)
-		ctx->async_fd = nfd;
+	dup3(fresh->async_fd, ctx->async_fd,
+	     (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0);
 }
 
 /*
@@ -344,11 +361,18 @@ static struct ibv_context *fresh_ctx_locked(struct ibv_context *ctx)
 
 	if (e && !verbs_inherited_strict(e->real))
 		return e->real;
+	/*
+	 * A child sharing the parent's descriptor table gets no context:
+	 * its descriptors would stay open in the parent's table, a kernel
+	 * context the parent holds, after the child is gone.
+	 */
+	if (fd_table_shared(ctx, e ? verbs_owner_of(e->real)->pid : 0))
+		return verbs_null_errno(EPERM);
 	fresh = ibv_open_device(ctx->device);
 	if (!fresh)
 		return NULL;
 	if (e) {
-		take_async_fd(ctx, fresh, verbs_owner_of(e->real)->pid);
+		take_async_fd(ctx, fresh);
 		verbs_keep_reachable(e->real);
 		e->real = fresh;
 		return fresh;
@@ -362,7 +386,7 @@ static struct ibv_context *fresh_ctx_locked(struct ibv_context *ctx)
 	e->kind = CK_CTX;
 	e->real = fresh;
 	insert_locked(e);
-	take_async_fd(ctx, fresh, 0);
+	take_async_fd(ctx, fresh);
 	return fresh;
 }
 
@@ -1175,6 +1199,16 @@ void verbs_child_close_device(struct ibv_context *ctx)
 	if (!own_process())
 		return;
 	cancel = lock_begin();
+	/*
+	 * The provider's free_context closes cmd_fd and async_fd.  In a
+	 * descriptor table shared with the parent (clone(CLONE_FILES)),
+	 * those numbers are the parent's: they stay open, only this
+	 * process's copy of the context forgets them.
+	 */
+	if (fd_table_shared(ctx, prev_opener_locked(ctx))) {
+		ctx->cmd_fd = -1;
+		ctx->async_fd = -1;
+	}
 	e = find_locked(ctx, CK_CTX);
 	if (e && !verbs_inherited_strict(e->real)) {
 		fresh = e->real;

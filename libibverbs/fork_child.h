@@ -74,6 +74,12 @@ bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_srq(struct ibv_srq *srq, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret) IBV_HIDDEN;
 void verbs_child_close_device(struct ibv_context *ctx) IBV_HIDDEN;
+/*
+ * Whether this child shares its descriptor table with a process that
+ * uses inherited @ctx's descriptors (clone(CLONE_FILES)): then those
+ * numbers are not the child's to close.
+ */
+bool verbs_child_fd_table_shared(struct ibv_context *ctx) IBV_HIDDEN;
 
 /* ibv_unimport_pd()/_mr() leave a proxy alone: true when @obj is one. */
 bool verbs_child_is_proxy_pd(struct ibv_pd *pd) IBV_HIDDEN;

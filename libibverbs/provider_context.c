@@ -98,7 +98,9 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *vdev,
  * rdma-core's semantics: the context's descriptors go with it.  Closing
  * them touches only this process's file table, so the same teardown is
  * right in a fork child: the parent's open file descriptions, and with
- * them its kernel objects, stay alive.
+ * them its kernel objects, stay alive.  A child sharing the parent's
+ * table (clone(CLONE_FILES)) is the exception: ibv_close_device() sets
+ * the numbers to -1 before it gets here (verbs_child_close_device()).
  */
 IBV_EXPORT void verbs_uninit_context(struct verbs_context *vctx)
 {

@@ -51,8 +51,14 @@ IBV_EXPORT int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	busy = __atomic_load_n(&channel->refcnt, __ATOMIC_ACQUIRE);
 	if (busy)
 		return EBUSY;
-	/* Closing our descriptor never affects a parent's copy. */
-	close(channel->fd);
+	/*
+	 * Closing an inherited channel's descriptor in a fork child leaves
+	 * the parent's copy open, unless the child shares the parent's
+	 * descriptor table: then the number is the parent's.
+	 */
+	if (!verbs_inherited(channel->context) ||
+	    !verbs_child_fd_table_shared(channel->context))
+		close(channel->fd);
 	free(channel);
 	return 0;
 }

@@ -17,21 +17,24 @@
  * non-blocking as the parent's was), and after the child the parent
  * reads its event, naming its SRQ.
  *
- * A child's own event reaches the child: a child (the three above, and
- * clone(CLONE_FILES), which shares the parent's descriptor table) makes
+ * A child's own event reaches the child: a child (the three above) makes
  * a CQ, an SRQ, UD QPs and an AH on the INHERITED contexts and PDs,
  * fires the SRQ's event, and poll() on the inherited context's async_fd
  * wakes; ibv_get_async_event() on that context gives the event naming
  * the child's SRQ (the proxy it holds), acknowledged with
  * ibv_ack_async_event(); then the SRQ is destroyed, which waits for that
  * acknowledgement (without it the destroy hangs and the watchdog ends
- * the child).  A child with a table of its own keeps the inherited
- * descriptor number, now naming its own file; one sharing the parent's
- * gets another number and leaves the parent's.  After each child the
- * parent's async_fd still names its own file, holds no event, and the
- * parent's traffic runs; the kernel's object counts are back, except
- * after the clone(CLONE_FILES) child, whose context's descriptors are
- * in the table it shared with the parent.
+ * the child).  The child keeps the inherited descriptor number, now
+ * naming its own file.  After each child the parent's async_fd still
+ * names its own file, holds no event, the parent's traffic runs and the
+ * kernel's object counts are back.
+ *
+ * A child made by clone(CLONE_FILES), which shares the parent's
+ * descriptor table, gets no context of its own (its descriptors would
+ * outlive it in the parent's table): its creating verbs and event reads
+ * on the inherited context give EPERM.  Last, such a child closes the
+ * inherited context, and the parent's descriptors stay open and its
+ * context takes commands.
  *
  * On Debian's library the child's verbs reach the parent's kernel
  * context and read the parent's event file: the child's checks, and the
@@ -86,6 +89,8 @@ static struct fp_pair parent;
 static struct ud pu; /* the parent's */
 static int parent_fd; /* the parent's rxe1 async_fd */
 static int parent_dup; /* the same file, a number no library touches */
+static int parent_cmd_fd; /* the parent's rxe1 cmd_fd */
+static struct ibv_comp_channel *parent_ch; /* a channel on rxe1 */
 static uint8_t seed = 0x40;
 static enum kind cur_kind;
 static int sync_tp[2], sync_tc[2]; /* child -> parent, parent -> child */
@@ -238,11 +243,6 @@ static bool is_parent_file(int fd)
 {
 	return syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fd,
 		       parent_dup) == 0;
-}
-
-static bool shares_files(void)
-{
-	return cur_kind == K_FILES;
 }
 
 static pid_t spawn(enum kind k)
@@ -444,18 +444,10 @@ static void child_fires(void *arg)
 		 who, ok ? "ok" : strerror(errno));
 	if (!ok)
 		goto out;
-	if (shares_files())
-		fp_guard(ctx->async_fd != parent_fd &&
-				 is_parent_file(parent_fd),
-			 "%s: sharing the parent's descriptor table, the "
-			 "inherited context's async_fd is another number (%d), "
-			 "the parent's %d still names the parent's file",
-			 who, ctx->async_fd, parent_fd);
-	else
-		fp_guard(ctx->async_fd == parent_fd,
-			 "%s: the inherited context's async_fd keeps its "
-			 "number %d (%d)",
-			 who, parent_fd, ctx->async_fd);
+	fp_guard(ctx->async_fd == parent_fd,
+		 "%s: the inherited context's async_fd keeps its number %d "
+		 "(%d)",
+		 who, parent_fd, ctx->async_fd);
 	fp_guard(!is_parent_file(ctx->async_fd),
 		 "%s: it names the child's own event file, not the parent's",
 		 who);
@@ -468,15 +460,6 @@ static void child_fires(void *arg)
 	r = gc_wait_fd(p.fd, POLLIN, GC_TIMEOUT_MS, "the child's event");
 	fp_guard(r == 1, "%s: poll() on the inherited async_fd wakes (%d)", who,
 		 r);
-	if (!shares_files()) {
-		/* The number a program took in the parent, before fork(). */
-		p.fd = parent_fd;
-		r = poll(&p, 1, 0);
-		fp_guard(r == 1,
-			 "%s: so does poll() on the number taken before the "
-			 "fork (%d)",
-			 who, r);
-	}
 	r = ibv_get_async_event(ctx, &ev);
 	ok = !r && is_limit_of(&ev, u.srq) && u.srq->srq_context == &u;
 	fp_guard(ok,
@@ -498,10 +481,63 @@ out:
 		 who);
 }
 
+/*
+ * A child sharing the parent's descriptor table (clone(CLONE_FILES)
+ * without CLONE_VM) gets no context of its own: its descriptors would
+ * stay open in the parent's table, a kernel context the parent holds,
+ * once it is gone.  Its creating verbs and event reads on the inherited
+ * context are refused.
+ */
+static void child_files(void *arg)
+{
+	const char *who = arg;
+	struct ibv_context *ctx = parent.p.b.ctx;
+	struct ibv_async_event ev = { 0 };
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	int r;
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	fp_guard(!cq && errno == EPERM,
+		 "%s: a CQ on the inherited context: EPERM (%s)", who,
+		 cq ? "made" : strerror(errno));
+	errno = 0;
+	pd = ibv_alloc_pd(ctx);
+	fp_guard(!pd && errno == EPERM,
+		 "%s: a PD on the inherited context: EPERM (%s)", who,
+		 pd ? "made" : strerror(errno));
+	errno = 0;
+	r = ibv_get_async_event(ctx, &ev);
+	fp_guard(r == -1 && errno == EPERM,
+		 "%s: ibv_get_async_event() on the inherited context: EPERM "
+		 "(%d, %s)",
+		 who, r, strerror(errno));
+	if (!r)
+		describe(who, &ev);
+}
+
+/*
+ * Such a child closing the inherited context: the provider's
+ * free_context closes the context's descriptors, which in a shared table
+ * are the parent's.  Run last: on Debian's library the parent loses its
+ * context here.
+ */
+static void child_closes(void *arg)
+{
+	const char *who = arg;
+
+	fp_ok(!ibv_destroy_comp_channel(parent_ch),
+	      "%s: ibv_destroy_comp_channel() of an inherited channel", who);
+	fp_ok(!ibv_close_device(parent.p.b.ctx),
+	      "%s: ibv_close_device() on the inherited rxe1 context", who);
+}
+
 int main(void)
 {
 	static const enum kind kinds[] = { K_FORK, K_UFORK, K_CLONE, K_FILES };
 	struct fp_counts before;
+	struct ibv_pd *pd;
 	int fl, stolen = 0;
 	char who[80];
 
@@ -513,6 +549,7 @@ int main(void)
 					    "Debian's librxe" :
 					    "the built-in provider");
 	parent_fd = parent.p.b.ctx->async_fd;
+	parent_cmd_fd = parent.p.b.ctx->cmd_fd;
 	fl = fcntl(parent_fd, F_GETFL);
 	parent_dup = fcntl(parent_fd, F_DUPFD_CLOEXEC, 0);
 	if (!gc_ok(parent_fd >= 0 && parent_dup >= 0 && fl >= 0 &&
@@ -546,12 +583,10 @@ int main(void)
 	}
 	for (int i = 0; i < 4; i++) {
 		snprintf(who, sizeof(who), "child of %s", kind_name(kinds[i]));
-		run(kinds[i], child_fires, NULL, who);
+		run(kinds[i], kinds[i] == K_FILES ? child_files : child_fires,
+		    NULL, who);
 		parent_file_intact(who);
-		if (kinds[i] != K_FILES)
-			fp_parent_unharmed(&parent, who, &before, seed++);
-		else
-			fp_traffic(&parent, who, seed++);
+		fp_parent_unharmed(&parent, who, &before, seed++);
 	}
 	gc_ok(ud_fire(&pu, pu.qb->qp_num), "parent: its SRQ fires again");
 	parent_event("after the children", false);
@@ -566,6 +601,26 @@ int main(void)
 			stolen);
 	else
 		gc_ok(ud_destroy(&pu), "parent: destroys its SRQ and the rest");
+
+	parent_ch = ibv_create_comp_channel(parent.p.b.ctx);
+	gc_ok(parent_ch, "parent: a completion channel on rxe1");
+	snprintf(who, sizeof(who), "child of %s closing", kind_name(K_FILES));
+	run(K_FILES, child_closes, NULL, who);
+	pd = ibv_alloc_pd(parent.p.b.ctx);
+	gc_guard(fcntl(parent_cmd_fd, F_GETFD) >= 0 &&
+			 is_parent_file(parent_fd) && pd,
+		 "after %s: the parent's cmd_fd %d and async_fd %d are open, "
+		 "the latter its own file, and its context takes commands "
+		 "(ibv_alloc_pd: %s)",
+		 who, parent_cmd_fd, parent_fd, pd ? "ok" : strerror(errno));
+	if (pd)
+		ibv_dealloc_pd(pd);
+	gc_guard(parent_ch && fcntl(parent_ch->fd, F_GETFD) >= 0,
+		 "after %s: the parent's completion channel's descriptor is "
+		 "open",
+		 who);
+	if (parent_ch)
+		ibv_destroy_comp_channel(parent_ch);
 	fp_pair_close(&parent);
 	return gc_finish();
 }
