@@ -653,20 +653,7 @@ int ibv_get_async_event_compat(struct ibv_context_1_0 *context,
 
 	if (ret)
 		return ret;
-	switch (event_object_of(event->event_type)) {
-	case EV_CQ:
-		event->element.cq = event->element.cq->cq_context;
-		break;
-	case EV_QP:
-		event->element.qp = event->element.qp->qp_context;
-		break;
-	case EV_SRQ:
-		event->element.srq = event->element.srq->srq_context;
-		break;
-	case EV_WQ:	/* no 1.0 object: the real one is passed on */
-	case EV_NONE:
-		break;
-	}
+	verbs_event_to_user_objects(event);
 	return 0;
 }
 

@@ -601,20 +601,8 @@ int verbs_child_get_async_event(struct ibv_context *ctx,
 		return -1;
 	if (ibv_get_async_event(fresh, event))
 		return -1;
-	switch (event_object_of(event->event_type)) {
-	case EV_CQ:
-		event->element.cq = event->element.cq->cq_context;
-		break;
-	case EV_QP:
-		event->element.qp = event->element.qp->qp_context;
-		break;
-	case EV_SRQ:
-		event->element.srq = event->element.srq->srq_context;
-		break;
-	case EV_WQ: /* no WQ is made on the child's context */
-	case EV_NONE:
-		break;
-	}
+	/* Each real object's user context is its proxy. */
+	verbs_event_to_user_objects(event);
 	return 0;
 }
 

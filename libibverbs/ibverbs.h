@@ -177,5 +177,6 @@ static inline void *verbs_null_errno(int err)
 /* Which kind of object an asynchronous event is about (verbs_events.c). */
 enum event_object { EV_CQ, EV_QP, EV_SRQ, EV_WQ, EV_NONE };
 enum event_object event_object_of(enum ibv_event_type type) IBV_HIDDEN;
+void verbs_event_to_user_objects(struct ibv_async_event *event) IBV_HIDDEN;
 
 #endif /* IBV_IBVERBS_H */

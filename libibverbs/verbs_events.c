@@ -132,6 +132,30 @@ enum event_object event_object_of(enum ibv_event_type type)
 	}
 }
 
+/*
+ * Name the object an event is about by its user context instead: the
+ * layers that put an object of their own in front of the real one (the
+ * 1.0 shells, a fork child's proxies) make the real one with theirs as
+ * its user context.  A WQ event stays as it is: neither has a WQ.
+ */
+void verbs_event_to_user_objects(struct ibv_async_event *event)
+{
+	switch (event_object_of(event->event_type)) {
+	case EV_CQ:
+		event->element.cq = event->element.cq->cq_context;
+		break;
+	case EV_QP:
+		event->element.qp = event->element.qp->qp_context;
+		break;
+	case EV_SRQ:
+		event->element.srq = event->element.srq->srq_context;
+		break;
+	case EV_WQ:
+	case EV_NONE:
+		break;
+	}
+}
+
 static void fill_element(struct ibv_async_event *event, uint64_t element)
 {
 	/* Object events carry the user handle: the object's address. */
