@@ -541,13 +541,8 @@ int main(void)
 	int fl, stolen = 0;
 	char who[80];
 
-	if (!fu_start("fork_child_events"))
+	if (!fp_parent_start("fork_child_events", &parent))
 		return gc_finish();
-	if (!gc_ok(!fp_pair_open(&parent), "parent: rxe0 <-> rxe1 RC pair"))
-		return gc_finish();
-	gc_diag("rxe served by %s", gc_librxe_mapped() ?
-					    "Debian's librxe" :
-					    "the built-in provider");
 	parent_fd = parent.p.b.ctx->async_fd;
 	parent_cmd_fd = parent.p.b.ctx->cmd_fd;
 	fl = fcntl(parent_fd, F_GETFL);

@@ -624,13 +624,8 @@ int main(void)
 {
 	struct fp_counts before;
 
-	if (!fu_start("fork_child_more"))
+	if (!fp_parent_start("fork_child_more", &parent))
 		return gc_finish();
-	if (!gc_ok(!fp_pair_open(&parent), "parent: rxe0 <-> rxe1 RC pair"))
-		return gc_finish();
-	gc_diag("rxe served by %s", gc_librxe_mapped() ?
-					    "Debian's librxe" :
-					    "the built-in provider");
 	if (!gc_ok(parent_objects(), "parent: an SRQ and an AH of its own"))
 		return gc_finish();
 	fp_traffic(&parent, "parent before any child", seed++);

@@ -270,13 +270,8 @@ int main(void)
 {
 	struct fp_counts before;
 
-	if (!fu_start("fork_child_objects"))
+	if (!fp_parent_start("fork_child_objects", &parent))
 		return gc_finish();
-	if (!gc_ok(!fp_pair_open(&parent), "parent: rxe0 <-> rxe1 RC pair"))
-		return gc_finish();
-	gc_diag("rxe served by %s", gc_librxe_mapped() ?
-					    "Debian's librxe" :
-					    "the built-in provider");
 	fp_traffic(&parent, "parent before any child", seed++);
 	if (!gc_ok(fp_counts_read(&before), "rdma resource show"))
 		return gc_finish();

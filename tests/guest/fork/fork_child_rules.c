@@ -611,14 +611,9 @@ static void run_child(void (*fn)(void *), const char *who)
 
 int main(void)
 {
-	if (!fu_start("fork_child_rules"))
-		return gc_finish();
-	if (!gc_ok(!fp_pair_open(&parent), "parent: rxe0 <-> rxe1 RC pair"))
+	if (!fp_parent_start("fork_child_rules", &parent))
 		return gc_finish();
 	vf_page = fu_map(4096);
-	gc_diag("rxe served by %s", gc_librxe_mapped() ?
-					    "Debian's librxe" :
-					    "the built-in provider");
 	parent_traffic("parent before any child");
 	if (!gc_ok(vf_page &&
 			   gc_rdma_counts(parent_counts, sizeof(parent_counts)),

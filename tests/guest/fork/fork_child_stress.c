@@ -187,9 +187,7 @@ int main(void)
 		return gc_finish();
 	if (!gc_ok(!gc_dev_open(&parent, 0), "parent: rxe0 context and PD"))
 		return gc_finish();
-	gc_diag("rxe served by %s", gc_librxe_mapped() ?
-					    "Debian's librxe" :
-					    "the built-in provider");
+	fp_diag_provider();
 	status = fp_run(FP_FORK, child_main, NULL, "child of fork()");
 	gc_ok(status == 0, "child of fork() exited normally (%d)", status);
 	gc_dev_close(&parent);

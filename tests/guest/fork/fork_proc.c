@@ -259,6 +259,22 @@ void fp_buf_unmap(struct gc_buf *buf)
 	memset(buf, 0, sizeof(*buf));
 }
 
+void fp_diag_provider(void)
+{
+	gc_diag("rxe served by %s", gc_librxe_mapped() ?
+					    "Debian's librxe" :
+					    "the built-in provider");
+}
+
+bool fp_parent_start(const char *test, struct fp_pair *fp)
+{
+	if (!fu_start(test) ||
+	    !gc_ok(!fp_pair_open(fp), "parent: rxe0 <-> rxe1 RC pair"))
+		return false;
+	fp_diag_provider();
+	return true;
+}
+
 int fp_pair_open(struct fp_pair *fp)
 {
 	struct gc_qp_caps caps = { .max_send_wr = 16, .max_recv_wr = 16 };

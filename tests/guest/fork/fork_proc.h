@@ -95,6 +95,13 @@ struct fp_pair {
 };
 
 int fp_pair_open(struct fp_pair *fp);
+/*
+ * A child-RDMA test's start: fu_start(@test), @fp opened (a TAP line) and
+ * which rxe provider serves it (a diagnostic); false if either failed.
+ */
+bool fp_parent_start(const char *test, struct fp_pair *fp);
+/* A diagnostic: Debian's librxe or the built-in provider serves rxe. */
+void fp_diag_provider(void);
 void fp_pair_close(struct fp_pair *fp);
 /* Both bufs of a pair, mapped and registered, or -1. */
 int fp_buf_map(struct gc_buf *buf, struct ibv_pd *pd, size_t len);
