@@ -35,7 +35,12 @@
 #define CMD_FD 1000
 #define NEW_HANDLE 77
 #define NEW_FD 55
-#define DRV_ATTR (UVERBS_UDATA_DRIVER_DATA_FLAG | 2)
+/*
+ * A driver attribute, in the driver's namespace: spelled with the shift,
+ * as test_cmd_driver_attrs.c does (Linux 6.1's uAPI names the bit
+ * UVERBS_UDATA_DRIVER_DATA_FLAG, 6.12's on UVERBS_ID_DRIVER_NS).
+ */
+#define DRV_ATTR ((1UL << UVERBS_ID_NS_SHIFT) | 2)
 
 #define NEW_QPN 0x123
 #define NUM_COMP_VECTORS 4
