@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 
-import pyverbs.enums as e
+import verbs_enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The QP attributes the pyverbs tests take an RC QP to RTS with."""
-import pyverbs.enums as e
+import verbs_enums as e
 from pyverbs.qp import QPAttr
 
 

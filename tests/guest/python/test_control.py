@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-import pyverbs.enums as e
+import verbs_enums as e
 from pyverbs.addr import AHAttr, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context, get_device_list
