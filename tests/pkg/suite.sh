@@ -25,6 +25,14 @@
 #   PKG_CLIENTS       1: in-guest runs the release's whole client set
 #                     (pingpongs, rdmacm examples, perftest, libfabric, UCX)
 #                     besides the checks every release gets, on our library
+#   PKG_UCX           1: that client set includes UCX over verbs
+#                     (debian-ucx.sh); sid's libucx0 (1.23.0~rc1-1) is built
+#                     without the verbs transports (no libuct_ib, no
+#                     dependency on libibverbs1), so UCX cannot use rxe
+#                     there; its files are still checked (ldd)
+#   PKG_PABI          the provider interface's number of the release's
+#                     plug-ins (librxe-rdmav34.so, ...rdmav65.so), for
+#                     in-guest's check that Debian's rxe plug-in is back
 #
 # The rdma-core release the packages carry follows from the root they are
 # built in (debian/rules reads its libibverbs-dev), not from here.
@@ -41,6 +49,8 @@ pkg_suite() { # SUITE
 		PKG_KERNEL=""
 		PKG_GUEST_TIMEOUT=600
 		PKG_CLIENTS=0
+		PKG_UCX=0
+		PKG_PABI=34
 		;;
 	trixie)
 		PKG_RDMA_VERSION=56.1-1
@@ -49,18 +59,39 @@ pkg_suite() { # SUITE
 		PKG_KERNEL=trixie
 		PKG_GUEST_TIMEOUT=1200
 		PKG_CLIENTS=1
+		PKG_UCX=1
+		PKG_PABI=34
+		;;
+	sid)
+		PKG_RDMA_VERSION=65.0-1.1
+		PKG_RDMA_PKGS="$common librdmacm1t64 libucx0 ucx-utils"
+		PKG_EXTRA="ucx-utils"
+		PKG_KERNEL=sid
+		PKG_GUEST_TIMEOUT=1200
+		PKG_CLIENTS=1
+		PKG_UCX=0
+		PKG_PABI=65
 		;;
 	*)
-		echo "tests/pkg: no package test for Debian '$1' (bookworm, trixie)" >&2
+		echo "tests/pkg: no package test for Debian '$1' (bookworm, trixie, sid)" >&2
 		return 2
 		;;
 	esac
 }
 
-# The suite of the Debian root DIR (its /etc/os-release).
+# The suite of the Debian root DIR (its /etc/os-release).  Unstable has
+# no codename of its own: its base-files names the next release (forky,
+# "forky/sid" in /etc/debian_version), as testing's does; a root whose
+# debian_version ends in "/sid" is taken for sid, the one of the two that
+# make-root builds.
 pkg_root_suite() { # DIR
 	(
 		# shellcheck disable=SC1091
-		. "$1/etc/os-release" && echo "${VERSION_CODENAME:?}"
+		. "$1/etc/os-release" &&
+			if [[ $(cat "$1/etc/debian_version" 2>/dev/null) == */sid ]]; then
+				echo sid
+			else
+				echo "${VERSION_CODENAME:?}"
+			fi
 	)
 }

@@ -40,9 +40,10 @@ IBV_DEBIAN_LIB_DIR=/usr/lib/x86_64-linux-gnu
 # bookworm machine, and the root of tests/pkg/make-root, get them from
 # bookworm-security without anyone asking.  tests/pkg/in-guest sets it to
 # the release of the root it runs in (tests/pkg/suite.sh: 56.1-1 in
-# trixie's).
+# trixie's), and IBV_DEBIAN_RXE to that release's rxe plug-in (its
+# provider interface's suffix: -rdmav65.so in sid's).
 IBV_DEBIAN_VERSION=${IBV_DEBIAN_VERSION:-44.0-2}
-IBV_DEBIAN_RXE=$IBV_DEBIAN_LIB_DIR/libibverbs/librxe-rdmav34.so
+IBV_DEBIAN_RXE=${IBV_DEBIAN_RXE:-$IBV_DEBIAN_LIB_DIR/libibverbs/librxe-rdmav34.so}
 
 # _dpkg_owns PACKAGE PATH: PATH is in PACKAGE's file list (PACKAGE as
 # dpkg names it, with :ARCH) and no package diverts it.  That is what
