@@ -8,7 +8,9 @@
 # (what a clone of this tree would hold) into a new directory there, make
 # it a git checkout, and from it
 #   - bench/run --instructions --build-only must configure and build
-#     build-icount/ inside the copy (as buildlib/run-tests does first);
+#     build-icount/ inside the copy (as buildlib/run-tests does first),
+#     in /var/tmp only: where it builds does not change the build, and
+#     CI's run pays for every build;
 #   - tests/vm/visible must accept the copy's build tree and refuse a path
 #     beside the copy and one under /tmp, each naming the mount that
 #     hides it; accept the host's /usr/lib, and refuse it with VM_ROOT.
@@ -110,9 +112,14 @@ for base in /root /var/tmp; do
 	dirs+=("$copy" "$copy.log")
 	t0=$(date +%s)
 	check "copy of the checkout in $base" copy_checkout "$copy"
-	check "bench/run --instructions --build-only in $base builds build-icount/" \
-		build_icount "$copy"
-	echo "# $(($(date +%s) - t0)) s"
+	# One build is enough to show that a copy builds away from the
+	# original; the guest's view, which differs by place, is checked in
+	# both.
+	if [[ $base == /var/tmp ]]; then
+		check "bench/run --instructions --build-only in $base builds build-icount/" \
+			build_icount "$copy"
+		echo "# $(($(date +%s) - t0)) s"
+	fi
 	check "the guest sees the copy's build tree in $base" \
 		"$copy/tests/vm/visible" "$copy/build-icount"
 	check "a path beside the copy in $base is refused, naming $base" \
