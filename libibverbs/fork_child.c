@@ -20,9 +20,11 @@
  * A proxy never reaches a provider.  Its context is inherited, so every
  * verb refuses it as before (EPERM), except those that look it up here
  * first: the destroying verbs, the QP's modify/query/ECE verbs, the SRQ's
- * modify/query verbs, completion events, and the data path's cold branch
+ * modify/query verbs, completion events, window binds, and the data
+ * path's cold branch
  * (provider_context.c), which forwards to the real object's own context
- * (exchanging a UD request's AH for the real one).  The members of an
+ * (exchanging a UD request's AH, a bind's window and MR for the real
+ * ones).  The members of an
  * extended CQ or QP proxy are forwarders (fork_child_ex.c), which reach
  * the real object through the proxy.  The parent never takes that branch,
  * so its data path is unchanged.
@@ -1150,6 +1152,145 @@ bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret)
 }
 
 /*
+ * Memory windows on an inherited PD or the child's: the real window is
+ * allocated on the child's PD for it, like an MR, and bound only through
+ * the child's QPs to the child's MRs (verbs_child_bind_parts()).
+ */
+struct ibv_mw *verbs_child_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct child_mw *mw;
+	struct ibv_mw *real;
+	struct ibv_pd *rpd;
+
+	rpd = own_pd(pd);
+	if (!rpd)
+		return NULL;
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return verbs_null_errno(ENOMEM);
+	real = ibv_alloc_mw(rpd, type);
+	if (!real) {
+		free(mw);
+		return NULL;
+	}
+	mw->v.mw.context = pd->context;
+	mw->v.mw.pd = pd;
+	mw->v.mw.rkey = real->rkey;
+	mw->v.mw.handle = real->handle;
+	mw->v.mw.type = real->type;
+	add(&mw->o, &mw->v.mw, CK_MW, real);
+	return &mw->v.mw;
+}
+
+static int dealloc_real_mw(struct child_obj *o)
+{
+	return ibv_dealloc_mw(o->real);
+}
+
+bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(mw, CK_MW, dealloc_real_mw, &o, ret))
+		return false;
+	if (o)
+		free(container_of(o, struct child_mw, o));
+	return true;
+}
+
+/* The context an application's window or MR names. */
+static struct ibv_context *mw_mr_ctx(const void *obj, enum child_kind kind)
+{
+	return kind == CK_MW ? ((const struct ibv_mw *)obj)->context :
+			       ((const struct ibv_mr *)obj)->context;
+}
+
+/*
+ * The real object of proxy @obj (a window or an MR) for a request on real
+ * QP @real: 0; EPERM when @obj is an inherited one (the parent's), or it
+ * or the QP is a proxy a grandchild inherited (its real object is on an
+ * inherited context); EINVAL when it is of another context than the QP's
+ * or names none.
+ */
+static int real_for_qp(struct ibv_qp *real, const void *obj,
+		       enum child_kind kind, void **out)
+{
+	struct ibv_context *ctx = mw_mr_ctx(obj, kind);
+
+	*out = NULL;
+	if (!ctx)
+		return EINVAL;
+	if (verbs_inherited(real->context))
+		return EPERM;
+	*out = real_of(obj, kind);
+	if (!*out)
+		return verbs_inherited(ctx) ? EPERM : EINVAL;
+	ctx = mw_mr_ctx(*out, kind);
+	if (verbs_inherited_strict(ctx))
+		return EPERM;
+	return ctx == real->context ? 0 : EINVAL;
+}
+
+int verbs_child_bind_parts(struct ibv_qp *real, struct ibv_mw *mw,
+			   const struct ibv_mw_bind_info *info,
+			   struct ibv_mw **rmw, struct ibv_mw_bind_info *rinfo)
+{
+	void *rmr = NULL;
+	int err = 0;
+
+	*rinfo = *info;
+	*rmw = NULL;
+	if (mw)
+		err = real_for_qp(real, mw, CK_MW, (void **)rmw);
+	if (!err && info->mr)
+		err = real_for_qp(real, info->mr, CK_MR, &rmr);
+	rinfo->mr = rmr;
+	return err;
+}
+
+/* After a bind the provider has moved the real window's rkey on. */
+void verbs_child_mw_synced(struct ibv_mw *mw, struct ibv_mw *rmw)
+{
+	__atomic_store_n(&mw->rkey,
+			 __atomic_load_n(&rmw->rkey, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * ibv_bind_mw() dispatches on the window's context, so it lands here for
+ * a proxy window on any QP and for any window on a proxy QP; only the
+ * child's own window, QP and MR together are bound.
+ */
+int verbs_child_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_mw_bind copy;
+	struct ibv_qp *real;
+	struct ibv_mw *rmw;
+	int err;
+
+	if (!qp || !qp->context || !mw || !mw->context || !mw_bind)
+		return EINVAL;
+	real = real_of(qp, CK_QP);
+	if (!real) {
+		/* The parent's QP, or the parent's window on a QP of ours. */
+		if (verbs_inherited(qp->context) ||
+		    (verbs_inherited(mw->context) && !real_of(mw, CK_MW)))
+			return EPERM;
+		return EINVAL;
+	}
+	copy = *mw_bind;
+	err = verbs_child_bind_parts(real, mw, &mw_bind->bind_info, &rmw,
+				     &copy.bind_info);
+	if (err)
+		return err;
+	err = rmw->context->ops.bind_mw(real, rmw, &copy);
+	/* The provider may have moved the key on before it failed. */
+	verbs_child_mw_synced(mw, rmw);
+	return err;
+}
+
+/*
  * The child's own context for inherited @ctx, for the stateless queries a
  * creating verb needs (ibv_init_ah_from_wc()); NULL with errno.
  */
@@ -1246,14 +1387,15 @@ int verbs_child_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 }
 
 /*
- * A UD work request names an AH; the provider reads it as its own, so
- * each proxy AH is exchanged for its real one in a copy of the list, a
- * batch at a time (no allocation on the data path).  An AH that is no
- * proxy of this process (an inherited one) is refused with EPERM, one
- * of another device's context with EINVAL: the requests before it are
- * posted, *bad_wr names it.
+ * A UD work request names an AH and a BIND_MW request a window and an MR;
+ * the provider reads them as its own, so each proxy is exchanged for its
+ * real object in a copy of the list, a batch at a time (no allocation on
+ * the data path).  One that is no proxy of this process (an inherited
+ * one) is refused with EPERM, one of another device's context with
+ * EINVAL: the requests before it are posted, *bad_wr names it.  A list
+ * naming none of them goes to the provider as it is.
  */
-#define UD_BATCH 16
+#define WR_BATCH 16
 
 int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
 			   struct ibv_ah **out)
@@ -1267,22 +1409,62 @@ int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
 	return (*out)->context == real->context ? 0 : EINVAL;
 }
 
-static int post_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
-		   struct ibv_send_wr **bad_wr)
+static bool wr_names_objects(struct ibv_qp *real, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr copy[UD_BATCH], *orig[UD_BATCH], *bad;
-	struct ibv_ah *ah;
+	if (wr && real->qp_type == IBV_QPT_UD)
+		return true;
+	for (; wr; wr = wr->next)
+		if (wr->opcode == IBV_WR_BIND_MW)
+			return true;
+	return false;
+}
+
+/* @copy is *@wr with the real objects it names, or the errno why not. */
+static int wr_translate(struct ibv_qp *real, struct ibv_send_wr *wr,
+			struct ibv_send_wr *copy)
+{
+	struct ibv_mw *rmw;
+	int err = 0;
+
+	*copy = *wr;
+	copy->next = NULL;
+	if (real->qp_type == IBV_QPT_UD)
+		err = verbs_child_ud_real_ah(real, wr->wr.ud.ah,
+					     &copy->wr.ud.ah);
+	if (!err && wr->opcode == IBV_WR_BIND_MW) {
+		err = verbs_child_bind_parts(real, wr->bind_mw.mw,
+					     &wr->bind_mw.bind_info, &rmw,
+					     &copy->bind_mw.bind_info);
+		copy->bind_mw.mw = rmw;
+	}
+	return err;
+}
+
+/*
+ * Requests binding a window: the proxy's rkey follows the real's, also
+ * for those the provider refused after it had moved the key on.
+ */
+static void wr_synced(struct ibv_send_wr *copy, struct ibv_send_wr **orig,
+		      int n)
+{
+	for (int i = 0; i < n; i++)
+		if (copy[i].opcode == IBV_WR_BIND_MW && copy[i].bind_mw.mw)
+			verbs_child_mw_synced(orig[i]->bind_mw.mw,
+					      copy[i].bind_mw.mw);
+}
+
+static int post_translated(struct ibv_qp *real, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr)
+{
+	struct ibv_send_wr copy[WR_BATCH], *orig[WR_BATCH], *bad;
 	int n, err, ret;
 
 	while (wr) {
 		err = 0;
-		for (n = 0; wr && n < UD_BATCH; n++, wr = wr->next) {
-			err = verbs_child_ud_real_ah(real, wr->wr.ud.ah, &ah);
+		for (n = 0; wr && n < WR_BATCH; n++, wr = wr->next) {
+			err = wr_translate(real, wr, &copy[n]);
 			if (err)
 				break;
-			copy[n] = *wr;
-			copy[n].wr.ud.ah = ah;
-			copy[n].next = NULL;
 			if (n)
 				copy[n - 1].next = &copy[n];
 			orig[n] = wr;
@@ -1290,6 +1472,7 @@ static int post_ud(struct ibv_qp *real, struct ibv_send_wr *wr,
 		if (n) {
 			bad = NULL;
 			ret = real->context->ops.post_send(real, copy, &bad);
+			wr_synced(copy, orig, n);
 			if (ret) {
 				*bad_wr = (bad >= copy && bad < copy + n) ?
 						  orig[bad - copy] :
@@ -1310,12 +1493,13 @@ int verbs_child_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	struct ibv_qp *real = verbs_child_real_qp(qp);
 
-	if (!real) {
+	if (!real || verbs_inherited(real->context)) {
+		/* The parent's QP, or a proxy a grandchild inherited. */
 		*bad_wr = wr;
 		return EPERM;
 	}
-	if (real->qp_type == IBV_QPT_UD)
-		return post_ud(real, wr, bad_wr);
+	if (wr_names_objects(real, wr))
+		return post_translated(real, wr, bad_wr);
 	return real->context->ops.post_send(real, wr, bad_wr);
 }
 

@@ -55,6 +55,8 @@ struct ibv_context *verbs_child_context(struct ibv_context *ctx) IBV_HIDDEN;
 struct ibv_mr *verbs_child_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				  uint64_t iova,
 				  unsigned int access) IBV_HIDDEN;
+struct ibv_mw *verbs_child_alloc_mw(struct ibv_pd *pd,
+				    enum ibv_mw_type type) IBV_HIDDEN;
 
 /*
  * Destroying verbs: true when @obj is a proxy (or the caller is a vfork()
@@ -73,6 +75,7 @@ bool verbs_child_destroy_qp(struct ibv_qp *qp, int *ret) IBV_HIDDEN;
 bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_srq(struct ibv_srq *srq, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret) IBV_HIDDEN;
+bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret) IBV_HIDDEN;
 void verbs_child_close_device(struct ibv_context *ctx) IBV_HIDDEN;
 /*
  * Whether this child shares its descriptor table with a process that
@@ -114,5 +117,8 @@ int verbs_child_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
 int verbs_child_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr) IBV_HIDDEN;
+/* ibv_bind_mw() of a type 1 window, on a proxy QP or with a proxy MW. */
+int verbs_child_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			struct ibv_mw_bind *mw_bind) IBV_HIDDEN;
 
 #endif /* IBV_FORK_CHILD_H */

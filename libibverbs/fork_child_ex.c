@@ -112,9 +112,10 @@ void verbs_child_cqx_fill(struct ibv_cq_ex *px, struct ibv_cq_ex *r)
  * Extended QPs.  Builders and setters forward to the real QP's, which
  * read the real struct's wr_id and wr_flags: they are copied there
  * before each builder.  An AH handed to ibv_wr_set_ud_addr() is
- * exchanged for the real one; one that is no proxy of this process, or
- * an MW (never the child's), spoils the batch: the builder cannot
- * refuse, so ibv_wr_complete() aborts it and fails with EPERM.
+ * exchanged for the real one, as are a window and its MR handed to
+ * ibv_wr_bind_mw(); one that is no proxy of this process spoils the
+ * batch: the builder cannot refuse, so ibv_wr_complete() aborts it and
+ * fails with EPERM.
  */
 static struct child_qp *cqp(struct ibv_qp_ex *qp)
 {
@@ -181,12 +182,30 @@ static void fw_wr_atomic_fetch_add(struct ibv_qp_ex *qp, uint32_t rkey,
 	r->wr_atomic_fetch_add(r, rkey, remote_addr, add);
 }
 
-/* No MW is the child's on an inherited context: the batch is spoilt. */
+/*
+ * The child's own window, bound to its own MR: exchanged for the real
+ * ones (no window is passed on as none, for the provider to refuse).
+ * Any other spoils the batch.
+ */
 static void fw_wr_bind_mw(struct ibv_qp_ex *qp, struct ibv_mw *mw,
 			  uint32_t rkey,
 			  const struct ibv_mw_bind_info *bind_info)
 {
-	cqp(qp)->bad = true;
+	struct ibv_qp_ex *r = rqpx_wr(qp);
+	struct ibv_mw_bind_info info;
+	struct ibv_mw *rmw;
+
+	if (!bind_info) {
+		r->wr_bind_mw(r, NULL, rkey, NULL);
+		return;
+	}
+	if (verbs_child_bind_parts(&r->qp_base, mw, bind_info, &rmw, &info)) {
+		cqp(qp)->bad = true;
+		return;
+	}
+	r->wr_bind_mw(r, rmw, rkey, &info);
+	if (mw)
+		verbs_child_mw_synced(mw, rmw);
 }
 
 static void fw_wr_local_inv(struct ibv_qp_ex *qp, uint32_t invalidate_rkey)

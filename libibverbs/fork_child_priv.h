@@ -24,6 +24,7 @@ enum child_kind {
 	CK_MR,
 	CK_SRQ,
 	CK_AH,
+	CK_MW,
 };
 
 /*
@@ -91,6 +92,16 @@ struct child_ah {
 };
 
 /*
+ * The provider keeps a window's current rkey in its own struct (a bind
+ * moves it on); the proxy's mirrors it after every bind that went through
+ * the library.
+ */
+struct child_mw {
+	struct verbs_mw v;
+	struct child_obj o;
+};
+
+/*
  * Set @px's members to the forwarders of those @r has (fork_child_ex.c);
  * one @r lacks stays NULL.
  */
@@ -104,5 +115,19 @@ void verbs_child_qpx_fill(struct ibv_qp_ex *px, struct ibv_qp_ex *r) IBV_HIDDEN;
  */
 int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
 			   struct ibv_ah **out) IBV_HIDDEN;
+
+/*
+ * The real window and bind info for binding proxy @mw (NULL: none, for
+ * the provider to refuse) on real QP @real: 0; EPERM when the window or
+ * the MR is an inherited one (the parent's) or one a grandchild
+ * inherited; EINVAL when one is of another context than the QP's
+ * (fork_child.c).  After the bind, verbs_child_mw_synced() copies the
+ * real window's rkey, moved on or not.
+ */
+int verbs_child_bind_parts(struct ibv_qp *real, struct ibv_mw *mw,
+			   const struct ibv_mw_bind_info *info,
+			   struct ibv_mw **rmw,
+			   struct ibv_mw_bind_info *rinfo) IBV_HIDDEN;
+void verbs_child_mw_synced(struct ibv_mw *mw, struct ibv_mw *rmw) IBV_HIDDEN;
 
 #endif /* IBV_FORK_CHILD_PRIV_H */

@@ -196,8 +196,16 @@ static int pl_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 {
 	const struct verbs_ex_private *priv = verbs_priv(qp->context);
 
-	if (verbs_inherited(qp->context))
-		return EPERM;
+	/*
+	 * ibv_bind_mw() calls the window's context's slot: a child's own
+	 * window or QP is bound to the real ones there, any other
+	 * inherited one refused.  A window of the QP's own context costs
+	 * the parent one compare more.
+	 */
+	if (verbs_inherited(qp->context) ||
+	    (mw && mw->context && mw->context != qp->context &&
+	     verbs_inherited(mw->context)))
+		return verbs_child_bind_mw(qp, mw, mw_bind);
 	/*
 	 * A fork child's proxy MR has an inherited context, never the QP's:
 	 * refuse it before the provider reads it as its own.
