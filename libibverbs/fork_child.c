@@ -19,9 +19,9 @@
  *
  * A proxy never reaches a provider.  Its context is inherited, so every
  * verb refuses it as before (EPERM), except those that look it up here
- * first: the destroying verbs, the QP's modify/query/ECE verbs, the SRQ's
- * modify/query verbs, completion events, window binds, and the data
- * path's cold branch
+ * first: the destroying verbs, the QP's modify/query/ECE/multicast verbs,
+ * the SRQ's modify/query verbs, CQ resizing, MR re-registration,
+ * completion events, window binds, and the data path's cold branch
  * (provider_context.c), which forwards to the real object's own context
  * (exchanging a UD request's AH, a bind's window and MR for the real
  * ones).  The members of an
@@ -726,6 +726,95 @@ struct ibv_cq *verbs_child_real_cq(struct ibv_cq *cq)
 struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp)
 {
 	return real_of(qp, CK_QP);
+}
+
+static struct ibv_context *cq_ctx(void *real)
+{
+	return ((struct ibv_cq *)real)->context;
+}
+
+static struct ibv_context *mr_ctx(void *real)
+{
+	return ((struct ibv_mr *)real)->context;
+}
+
+/*
+ * For a verb that changes proxy @key: false when @key is no proxy; else
+ * true, with *out its real object, or NULL and *err EPERM when that is on
+ * an inherited context (a proxy a grandchild inherited).
+ */
+static bool own_real(const void *key, enum child_kind kind,
+		     struct ibv_context *(*ctx_of)(void *real), void **out,
+		     int *err)
+{
+	void *real = real_of(key, kind);
+
+	*out = NULL;
+	*err = 0;
+	if (!real)
+		return false;
+	if (verbs_inherited_strict(ctx_of(real)))
+		*err = EPERM;
+	else
+		*out = real;
+	return true;
+}
+
+bool verbs_child_resize_cq(struct ibv_cq *cq, int cqe, int *ret)
+{
+	struct ibv_cq *real;
+
+	if (!own_real(cq, CK_CQ, cq_ctx, (void **)&real, ret))
+		return false;
+	if (!real)
+		return true;
+	*ret = ibv_resize_cq(real, cqe);
+	if (!*ret)
+		__atomic_store_n(&cq->cqe, real->cqe, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The proxy's copies of what ibv_rereg_mr() changed on the real MR. */
+static void mr_synced(struct ibv_mr *mr, struct ibv_mr *real, int flags,
+		      struct ibv_pd *pd, int access)
+{
+	mr->lkey = real->lkey;
+	mr->rkey = real->rkey;
+	mr->addr = real->addr;
+	mr->length = real->length;
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		container_of(mr, struct verbs_mr, ibv_mr)->access = access;
+}
+
+bool verbs_child_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access, int *ret)
+{
+	struct ibv_pd *rpd = NULL;
+	struct ibv_mr *real;
+	int err;
+
+	if (!own_real(mr, CK_MR, mr_ctx, (void **)&real, &err))
+		return false;
+	*ret = IBV_REREG_MR_ERR_INPUT;
+	if (!real) {
+		errno = err;
+		return true;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		rpd = own_pd(pd);
+		if (!rpd) {
+			/* Refused as an argument, or the child's PD failed. */
+			if (errno != EPERM)
+				*ret = IBV_REREG_MR_ERR_CMD;
+			return true;
+		}
+	}
+	*ret = ibv_rereg_mr(real, flags, rpd, addr, length, access);
+	if (!*ret)
+		mr_synced(mr, real, flags, pd, access);
+	return true;
 }
 
 /*

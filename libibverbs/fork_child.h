@@ -93,6 +93,18 @@ struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp) IBV_HIDDEN;
 struct ibv_cq *verbs_child_real_cq(struct ibv_cq *cq) IBV_HIDDEN;
 struct ibv_srq *verbs_child_real_srq(struct ibv_srq *srq) IBV_HIDDEN;
 
+/*
+ * Verbs on a child's own object that change it: true when @obj is a
+ * proxy, then *ret is the verb's result, with the proxy's copies of the
+ * real object's fields brought up to date.  ibv_rereg_mr()'s new PD may
+ * be inherited or the child's (the child's own PD for it is used); *ret
+ * is then what ibv_rereg_mr() returns, with errno set as it sets it.
+ */
+bool verbs_child_resize_cq(struct ibv_cq *cq, int cqe, int *ret) IBV_HIDDEN;
+bool verbs_child_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access,
+			  int *ret) IBV_HIDDEN;
+
 /* Completion events of a proxy channel: true when @ch is one. */
 bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
 			      void **cq_context, int *ret) IBV_HIDDEN;

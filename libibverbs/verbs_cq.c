@@ -127,8 +127,12 @@ IBV_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	int err;
 
-	if (!cq)
+	if (!cq || !cq->context)
 		return EINVAL;
+	/* A fork child's own CQ is resized through its real one. */
+	if (verbs_inherited(cq->context) &&
+	    verbs_child_resize_cq(cq, cqe, &err))
+		return err;
 	err = verbs_check_ctx(cq->context);
 	if (err)
 		return err;

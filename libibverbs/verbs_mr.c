@@ -167,6 +167,10 @@ IBV_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
+	/* A fork child's own MR is re-registered through its real one. */
+	if (verbs_inherited(mr->context) &&
+	    verbs_child_rereg_mr(mr, flags, pd, addr, length, access, &err))
+		return err;
 	err = verbs_check_ctx(mr->context);
 	if (err) {
 		errno = err;

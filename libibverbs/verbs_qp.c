@@ -256,8 +256,13 @@ static int mcast_membership(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid, bool attach)
 {
 	const struct verbs_context_ops *ops;
-	int err = check_qp(qp);
+	struct ibv_qp *real = child_qp(qp);
+	int err;
 
+	/* A fork child's own UD QP joins through its real one. */
+	if (real)
+		return mcast_membership(real, gid, lid, attach);
+	err = check_qp(qp);
 	if (err)
 		return err;
 	if (!gid)
