@@ -241,7 +241,9 @@ static int gid_netdev(struct ibv_context *ctx, uint8_t port,
 
 /*
  * Returns 0 with the destination MAC in @eth_mac and the VLAN ID of the
- * source GID's net device in @vid (0xffff when it is no VLAN device), or
+ * source GID's net device in @vid (0xffff when it is no VLAN device; @vid
+ * may be NULL, as upstream allows: Debian's librxe passes NULL when it
+ * builds an address vector itself, on kernels before 5.11), or
  * a negative errno value, as upstream does (errno is set to the positive
  * one): -EINVAL without a GRH or when the source GID cannot be read,
  * -ENODEV for a GID with no net device (not RoCE), -EHOSTUNREACH when the
@@ -258,12 +260,13 @@ IBV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 {
 	const union ibv_gid *dgid;
 	union ibv_gid sgid;
+	uint16_t vlan;
 	int ifindex, rc;
 
 	rc = verbs_check_ctx(context);
 	if (rc)
 		goto fail;
-	if (!attr || !eth_mac || !vid || !attr->is_global) {
+	if (!attr || !eth_mac || !attr->is_global) {
 		rc = EINVAL;
 		goto fail;
 	}
@@ -276,7 +279,8 @@ IBV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *context,
 		goto fail;
 	}
 
-	rc = -verbs_resolve_l2(ifindex, &sgid, dgid, eth_mac, vid);
+	rc = -verbs_resolve_l2(ifindex, &sgid, dgid, eth_mac,
+			       vid ? vid : &vlan);
 	if (rc)
 		goto fail;
 	return 0;

@@ -423,6 +423,20 @@ int main(void)
 		  "IPv6 multicast");
 	test_case(ctx, v4, "::ffff:198.18.0.1", "02:00:c6:12:00:01", 0xffff,
 		  "ourselves");
+	{
+		/*
+		 * No vid wanted: Debian's librxe passes NULL when it makes
+		 * an address vector itself (kernels before 5.11).
+		 */
+		struct ibv_ah_attr ah = { .is_global = 1, .port_num = 1 };
+
+		ah.grh.sgid_index = v4;
+		inet_pton(AF_INET6, "::ffff:224.1.2.3", &ah.grh.dgid);
+		memset(mac, 0xee, 6);
+		rc = ibv_resolve_eth_l2_from_gid(ctx, &ah, mac, NULL);
+		check(rc == 0 && !strcmp(mac_str(mac), "01:00:5e:01:02:03"),
+		      "IPv4 multicast, vid NULL: rc %d, %s", rc, mac_str(mac));
+	}
 
 	/* NDP: a link-local address that is no EUI-64. */
 	sh("ip addr add fe80::1234/64 dev veth1 nodad");

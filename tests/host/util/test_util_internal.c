@@ -488,6 +488,13 @@ static void test_resolve_l2(void)
 	rc = resolve("ff0e0000000000000000000012345678", mac, &vid);
 	CHECK(!rc && mac_is(mac, "33:33:12:34:56:78") && vid == 0xffff,
 	      "IPv6 multicast GID: 33:33 MAC, no VLAN (0xffff)");
+	memset(mac, 0xee, sizeof(mac));
+	ah.is_global = 1;
+	ah.grh.sgid_index = 4;
+	gid_from_hex(&ah.grh.dgid, "ff0e0000000000000000000012345678");
+	rc = ibv_resolve_eth_l2_from_gid(ctx, &ah, mac, NULL);
+	CHECK(!rc && mac_is(mac, "33:33:12:34:56:78"),
+	      "no vid wanted (NULL): the MAC alone, as upstream");
 	rc = resolve("00000000000000000000ffffef810203", mac, &vid);
 	CHECK(!rc && mac_is(mac, "01:00:5e:01:02:03"),
 	      "IPv4 multicast GID: 01:00:5e MAC of the low 23 bits");
