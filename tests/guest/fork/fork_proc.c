@@ -363,6 +363,18 @@ void fp_parent_unharmed(struct fp_pair *fp, const char *who,
 		gc_diag("before:\n%s\nafter:\n%s", before->text, after.text);
 }
 
+void fp_run_unharmed(enum fp_kind kind, void (*fn)(void *), struct fp_pair *fp,
+		     const struct fp_counts *before, uint8_t seed)
+{
+	char who[64];
+	int status;
+
+	snprintf(who, sizeof(who), "child of %s", fp_kind_name(kind));
+	status = fp_run(kind, fn, who, who);
+	gc_ok(status == 0, "%s exited normally (%d)", who, status);
+	fp_parent_unharmed(fp, who, before, seed);
+}
+
 bool fp_traffic(struct fp_pair *fp, const char *when, uint8_t seed)
 {
 	struct gc_buf *a = &fp->a, *b = &fp->b;

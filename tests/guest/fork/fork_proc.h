@@ -123,6 +123,13 @@ bool fp_counts_read(struct fp_counts *c);
  */
 void fp_parent_unharmed(struct fp_pair *fp, const char *who,
 			const struct fp_counts *before, uint8_t seed);
+/*
+ * A child of @kind that runs fn(who), who being "child of fork()" and the
+ * like; its exit is checked (gc_ok), then fp_parent_unharmed(@fp, who,
+ * @before, @seed).
+ */
+void fp_run_unharmed(enum fp_kind kind, void (*fn)(void *), struct fp_pair *fp,
+		     const struct fp_counts *before, uint8_t seed);
 bool fp_child_own_rdma(const char *who);
 
 #endif /* FORK_PROC_H */
