@@ -618,6 +618,10 @@ static struct ibv_context *context_of(const void *obj, enum child_kind kind)
 		return ((const struct ibv_cq *)obj)->context;
 	case CK_SRQ:
 		return ((const struct ibv_srq *)obj)->context;
+	case CK_MR:
+		return ((const struct ibv_mr *)obj)->context;
+	case CK_MW:
+		return ((const struct ibv_mw *)obj)->context;
 	default:
 		return NULL;
 	}
@@ -728,23 +732,12 @@ struct ibv_qp *verbs_child_real_qp(struct ibv_qp *qp)
 	return real_of(qp, CK_QP);
 }
 
-static struct ibv_context *cq_ctx(void *real)
-{
-	return ((struct ibv_cq *)real)->context;
-}
-
-static struct ibv_context *mr_ctx(void *real)
-{
-	return ((struct ibv_mr *)real)->context;
-}
-
 /*
  * For a verb that changes proxy @key: false when @key is no proxy; else
  * true, with *out its real object, or NULL and *err EPERM when that is on
  * an inherited context (a proxy a grandchild inherited).
  */
-static bool own_real(const void *key, enum child_kind kind,
-		     struct ibv_context *(*ctx_of)(void *real), void **out,
+static bool own_real(const void *key, enum child_kind kind, void **out,
 		     int *err)
 {
 	void *real = real_of(key, kind);
@@ -753,7 +746,7 @@ static bool own_real(const void *key, enum child_kind kind,
 	*err = 0;
 	if (!real)
 		return false;
-	if (verbs_inherited_strict(ctx_of(real)))
+	if (verbs_inherited_strict(context_of(real, kind)))
 		*err = EPERM;
 	else
 		*out = real;
@@ -764,7 +757,7 @@ bool verbs_child_resize_cq(struct ibv_cq *cq, int cqe, int *ret)
 {
 	struct ibv_cq *real;
 
-	if (!own_real(cq, CK_CQ, cq_ctx, (void **)&real, ret))
+	if (!own_real(cq, CK_CQ, (void **)&real, ret))
 		return false;
 	if (!real)
 		return true;
@@ -795,7 +788,7 @@ bool verbs_child_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 	struct ibv_mr *real;
 	int err;
 
-	if (!own_real(mr, CK_MR, mr_ctx, (void **)&real, &err))
+	if (!own_real(mr, CK_MR, (void **)&real, &err))
 		return false;
 	*ret = IBV_REREG_MR_ERR_INPUT;
 	if (!real) {
@@ -1287,13 +1280,6 @@ bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret)
 	return true;
 }
 
-/* The context an application's window or MR names. */
-static struct ibv_context *mw_mr_ctx(const void *obj, enum child_kind kind)
-{
-	return kind == CK_MW ? ((const struct ibv_mw *)obj)->context :
-			       ((const struct ibv_mr *)obj)->context;
-}
-
 /*
  * The real object of proxy @obj (a window or an MR) for a request on real
  * QP @real: 0; EPERM when @obj is an inherited one (the parent's), or it
@@ -1304,7 +1290,7 @@ static struct ibv_context *mw_mr_ctx(const void *obj, enum child_kind kind)
 static int real_for_qp(struct ibv_qp *real, const void *obj,
 		       enum child_kind kind, void **out)
 {
-	struct ibv_context *ctx = mw_mr_ctx(obj, kind);
+	struct ibv_context *ctx = context_of(obj, kind);
 
 	*out = NULL;
 	if (!ctx)
@@ -1314,7 +1300,7 @@ static int real_for_qp(struct ibv_qp *real, const void *obj,
 	*out = real_of(obj, kind);
 	if (!*out)
 		return verbs_inherited(ctx) ? EPERM : EINVAL;
-	ctx = mw_mr_ctx(*out, kind);
+	ctx = context_of(*out, kind);
 	if (verbs_inherited_strict(ctx))
 		return EPERM;
 	return ctx == real->context ? 0 : EINVAL;
@@ -1358,7 +1344,8 @@ int verbs_child_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 	struct ibv_mw *rmw;
 	int err;
 
-	if (!qp || !qp->context || !mw || !mw->context || !mw_bind)
+	/* pl_bind_mw() has read qp->context already. */
+	if (!mw || !mw->context || !mw_bind)
 		return EINVAL;
 	real = real_of(qp, CK_QP);
 	if (!real) {
