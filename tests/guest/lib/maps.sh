@@ -130,8 +130,54 @@ _ours_installed() { # PATH
 	}
 }
 
+# Real paths resolved once, kept for the shell and its subshells: in a
+# guest under TCG every process started costs a tenth of a second, and
+# up to a second beside CI's other guests, and the client tests resolved
+# the same two libraries a few hundred times (ibv_maps_prime).
+declare -gA _ibv_real=()
+
+# Print PATH's real path, as realpath -e does; 1 if it does not exist.
+_ibv_realpath() { # PATH
+	if [[ -n ${_ibv_real[$1]:-} ]]; then
+		printf '%s\n' "${_ibv_real[$1]}"
+		return 0
+	fi
+	realpath -e "$1" 2>/dev/null
+}
+
+# Resolve the project's and Debian's library once in the calling shell,
+# under each name a loader trace shows for them (the path named, its
+# target, and the soname in the target's directory, which LD_LIBRARY_PATH
+# names: each resolved, never assumed), for _ibv_realpath.  The cache
+# holds while no link changes; call it again after changing
+# IBV_PROJECT_LIB or IBV_BUILD_DIR.
+ibv_maps_prime() {
+	local want p real name
+	_ibv_real=()
+	for want in project debian; do
+		p=$(_ibv_lib_file "$want" 2>/dev/null) || continue
+		real=$(realpath -e "$p" 2>/dev/null) || continue
+		_ibv_real[$p]=$real
+		_ibv_real[$real]=$real
+		name=${real%/*}/libibverbs.so.1
+		real=$(realpath -e "$name" 2>/dev/null) || continue
+		_ibv_real[$name]=$real
+	done
+}
+
 # Print the real path of the library WANT stands for.
 ibv_lib_path() { # WANT
+	local p
+	p=$(_ibv_lib_file "$1") || return
+	if [[ $1 != installed && -n ${_ibv_real[$p]:-} ]]; then
+		printf '%s\n' "${_ibv_real[$p]}"
+		return 0
+	fi
+	realpath -e "$p"
+}
+
+# The path (not resolved) of the library WANT stands for.
+_ibv_lib_file() { # WANT
 	local p
 	case $1 in
 	project)
@@ -159,14 +205,14 @@ ibv_lib_path() { # WANT
 		echo "maps.sh: $1 library $p does not exist" >&2
 		return 2
 	fi
-	realpath -e "$p"
+	printf '%s\n' "$p"
 }
 
 # The library's directory, for LD_LIBRARY_PATH.
 ibv_lib_dir() { # WANT
 	local p
 	p=$(ibv_lib_path "$1") || return
-	dirname "$p"
+	printf '%s\n' "${p%/*}"
 }
 
 # Check a set of libibverbs paths (one per line on stdin) against WANT.
@@ -181,7 +227,7 @@ _judge_paths() { # WANT WHAT
 	esac
 	while IFS= read -r line; do
 		[[ -n $line ]] || continue
-		real=$(realpath -e "$line" 2>/dev/null) || real=$line
+		real=$(_ibv_realpath "$line") || real=$line
 		if [[ $real == "$expect" ]]; then
 			seen=1
 		else
@@ -251,7 +297,7 @@ trace_assert_none() { # DIR WANT [WHAT]
 	loaded=$(trace_loaded "$dir")
 	while read -r pid path; do
 		[[ -n $pid ]] || continue
-		real=$(realpath -e "$path" 2>/dev/null) || real=$path
+		real=$(_ibv_realpath "$path") || real=$path
 		if [[ $real == "$expect" ]]; then
 			echo "MAPPING: pid $pid loaded $real"
 			bad=1
