@@ -57,6 +57,29 @@ the input could not be read: run-all counts that as a failure too.
                 the sanitizer build;
       "valgrind" label valgrind: programs under valgrind's memcheck, a
                 phase of their own (each script picks its libraries).
+      CI's lean selections, for the passes that repeat the tests in
+      another set-up (run-all: RUN_ALL_LEAN, RUN_ALL_DEBIAN_TWINS):
+      "ours-default"  "ours" without the tests of mode legacy
+                (AREA.NAME.legacy), for the plug-in pass: it changes the
+                provider, not the fork mode, which phase 1 runs both
+                ways;
+      "asan-lean"  "asan" without the default-mode tests that have a
+                legacy twin: the twin runs the library's verbs and child
+                code as well, and the madvise range tree, which the
+                default mode on a kernel that copies never builds (the
+                netlink query it skips stays covered by the default-mode
+                tests without a twin: fork.status.beyond,
+                fork.netlink_spoof, fork.madvise_strace);
+      "ours-kernel", "debian-default"  "ours" and "debian" without
+                the tests of mode legacy, but for those labelled memory;
+      "client-lean"  the clients labelled plugin_lean;
+      "debian-kernel"  the Debian variants of the default-mode tests
+                labelled fork, of the legacy ones labelled memory and of
+                the tests labelled kernel (whose expectations follow the
+                kernel), and
+                of the tests that failed in phase c-ours of the result
+                lines in the file RUN_ALL_TWINS_FROM (whose Debian
+                variant tells a kernel bug).
 """
 import json
 import os
@@ -91,6 +114,25 @@ def chosen_tests(tests_json, kind):
     ours = [t for t in guest if not {"client", "debian", "valgrind"} & t[1]]
     if kind == "ours":
         return ours
+    if kind == "ours-default":
+        return [t for t in ours if default_mode(t[0])]
+    if kind == "asan-lean":
+        asan = chosen_tests(tests_json, "asan")
+        names = {t[0] for t in asan}
+        return [t for t in asan
+                if not (default_mode(t[0]) and t[0] + ".legacy" in names)]
+    if kind == "ours-kernel":
+        return [t for t in ours if kernel_mode(t)]
+    if kind == "debian-default":
+        return [t for t in guest if "debian" in t[1] and kernel_mode(t)]
+    if kind == "client-lean":
+        return [t for t in guest if {"client", "plugin_lean"} <= t[1]]
+    if kind == "debian-kernel":
+        results = os.environ.get("RUN_ALL_TWINS_FROM")
+        failed = set(failed_in(results, "c-ours")) if results else set()
+        return [t for t in guest if "debian" in t[1] and
+                (("fork" in t[1] and kernel_mode(t)) or "kernel" in t[1] or
+                 ours_name(t[0]) in failed)]
     if kind == "asan":
         # "no-asan": a test that cannot run on a sanitizer build (an
         # LD_PRELOADed library that ASan refuses to come after, or forks
@@ -104,6 +146,28 @@ def chosen_tests(tests_json, kind):
     if kind == "debian":
         return [t for t in guest if "debian" in t[1]]
     raise SystemExit("unknown kind " + kind)
+
+
+def failed_in(results, phase):
+    """The tests that RESULTS, run-all's result lines as emit() prints
+    them, reports as failed in PHASE."""
+    head = f"not ok {phase}: "
+    with open(results) as f:
+        return [line[len(head):].split(" ", 1)[0].rstrip("\n")
+                for line in f if line.startswith(head)]
+
+
+def default_mode(name):
+    """A test of the default fork mode: no "legacy" among the modes of
+    AREA.NAME[.MODE...] (tests/ibv_test.cmake)."""
+    return "legacy" not in name.split(".")[2:]
+
+
+def kernel_mode(test):
+    """A test of the default fork mode, or of the legacy mode labelled
+    "memory": what becomes of registered memory across fork differs by
+    kernel in either mode (tests/guest/fork/CMakeLists.txt)."""
+    return default_mode(test[0]) or "memory" in test[1]
 
 
 def select(tests_json, kind):
