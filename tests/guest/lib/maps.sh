@@ -169,11 +169,7 @@ ibv_maps_prime() {
 ibv_lib_path() { # WANT
 	local p
 	p=$(_ibv_lib_file "$1") || return
-	if [[ $1 != installed && -n ${_ibv_real[$p]:-} ]]; then
-		printf '%s\n' "${_ibv_real[$p]}"
-		return 0
-	fi
-	realpath -e "$p"
+	_ibv_realpath "$p"
 }
 
 # The path (not resolved) of the library WANT stands for.

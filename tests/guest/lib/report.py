@@ -70,16 +70,16 @@ the input could not be read: run-all counts that as a failure too.
                 netlink query it skips stays covered by the default-mode
                 tests without a twin: fork.status.beyond,
                 fork.netlink_spoof, fork.madvise_strace);
-      "ours-kernel", "debian-default"  "ours" and "debian" without
-                the tests of mode legacy, but for those labelled memory;
+      "ours-modes", "debian-modes"  "ours" and "debian" without the
+                tests of mode legacy but for those labelled memory
+                (RUN_ALL_MODES=default);
       "client-lean"  the clients labelled plugin_lean;
       "debian-kernel"  the Debian variants of the default-mode tests
                 labelled fork, of the legacy ones labelled memory and of
                 the tests labelled kernel (whose expectations follow the
-                kernel), and
-                of the tests that failed in phase c-ours of the result
-                lines in the file RUN_ALL_TWINS_FROM (whose Debian
-                variant tells a kernel bug).
+                kernel), and of the tests that failed in phase c-ours of
+                the result lines in the file RUN_ALL_TWINS_FROM (whose
+                Debian variant tells a kernel bug).
 """
 import json
 import os
@@ -121,9 +121,9 @@ def chosen_tests(tests_json, kind):
         names = {t[0] for t in asan}
         return [t for t in asan
                 if not (default_mode(t[0]) and t[0] + ".legacy" in names)]
-    if kind == "ours-kernel":
+    if kind == "ours-modes":
         return [t for t in ours if kernel_mode(t)]
-    if kind == "debian-default":
+    if kind == "debian-modes":
         return [t for t in guest if "debian" in t[1] and kernel_mode(t)]
     if kind == "client-lean":
         return [t for t in guest if {"client", "plugin_lean"} <= t[1]]

@@ -269,11 +269,11 @@ with tempfile.TemporaryDirectory() as d:
     check(names == ["fork.a.legacy", "fork.m.legacy", "rxe.b", "rxe.c",
                     "cmd.k", "plugin.x"],
           f"lean ASan: legacy where there is one, no no-asan ({names})")
-    names = [t[0] for t in report.chosen_tests(tests, "debian-default")]
+    names = [t[0] for t in report.chosen_tests(tests, "debian-modes")]
     check(names == ["fork.a.debian", "fork.m.debian", "fork.m.legacy.debian",
                     "rxe.b.debian", "rxe.c.debian", "cmd.k.debian"],
           f"Debian's run, default mode and legacy memory ({names})")
-    names = [t[0] for t in report.chosen_tests(tests, "ours-kernel")]
+    names = [t[0] for t in report.chosen_tests(tests, "ours-modes")]
     check(names == ["fork.a", "fork.m", "fork.m.legacy", "rxe.b", "rxe.c",
                     "cmd.k", "fork.legacy", "plugin.x"],
           f"ours, default mode and legacy memory ({names})")
