@@ -1479,6 +1479,9 @@ int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
 	*out = NULL;
 	if (!ah)
 		return 0; /* the provider refuses it as usual */
+	/* A grandchild's copy of the child's QP: refused, whatever the AH. */
+	if (verbs_inherited(real->context))
+		return EPERM;
 	*out = real_of(ah, CK_AH);
 	if (!*out || verbs_inherited_strict((*out)->context))
 		return EPERM;

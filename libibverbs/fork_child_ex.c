@@ -115,7 +115,9 @@ void verbs_child_cqx_fill(struct ibv_cq_ex *px, struct ibv_cq_ex *r)
  * exchanged for the real one, as are a window and its MR handed to
  * ibv_wr_bind_mw(); one that is no proxy of this process spoils the
  * batch: the builder cannot refuse, so ibv_wr_complete() aborts it and
- * fails with EPERM.
+ * fails with the errno the first refusal had, as ibv_post_send() would:
+ * EPERM for one that is not the child's, EINVAL for one of another
+ * context.
  */
 static struct child_qp *cqp(struct ibv_qp_ex *qp)
 {
@@ -137,22 +139,30 @@ static struct ibv_qp_ex *rqpx_wr(struct ibv_qp_ex *qp)
 	return r;
 }
 
+/* The batch fails at ibv_wr_complete() with the first refusal's errno. */
+static void spoil(struct ibv_qp_ex *qp, int err)
+{
+	if (!cqp(qp)->bad)
+		cqp(qp)->bad = err;
+}
+
 static void fw_wr_start(struct ibv_qp_ex *qp)
 {
 	struct ibv_qp_ex *r = rqpx(qp);
 
-	cqp(qp)->bad = false;
+	cqp(qp)->bad = 0;
 	r->wr_start(r);
 }
 
 static int fw_wr_complete(struct ibv_qp_ex *qp)
 {
 	struct ibv_qp_ex *r = rqpx(qp);
+	int bad = cqp(qp)->bad;
 
-	if (cqp(qp)->bad) {
-		cqp(qp)->bad = false;
+	if (bad) {
+		cqp(qp)->bad = 0;
 		r->wr_abort(r);
-		return EPERM;
+		return bad;
 	}
 	return r->wr_complete(r);
 }
@@ -161,7 +171,7 @@ static void fw_wr_abort(struct ibv_qp_ex *qp)
 {
 	struct ibv_qp_ex *r = rqpx(qp);
 
-	cqp(qp)->bad = false;
+	cqp(qp)->bad = 0;
 	r->wr_abort(r);
 }
 
@@ -194,13 +204,15 @@ static void fw_wr_bind_mw(struct ibv_qp_ex *qp, struct ibv_mw *mw,
 	struct ibv_qp_ex *r = rqpx_wr(qp);
 	struct ibv_mw_bind_info info;
 	struct ibv_mw *rmw;
+	int err;
 
 	if (!bind_info) {
 		r->wr_bind_mw(r, NULL, rkey, NULL);
 		return;
 	}
-	if (verbs_child_bind_parts(&r->qp_base, mw, bind_info, &rmw, &info)) {
-		cqp(qp)->bad = true;
+	err = verbs_child_bind_parts(&r->qp_base, mw, bind_info, &rmw, &info);
+	if (err) {
+		spoil(qp, err);
 		return;
 	}
 	r->wr_bind_mw(r, rmw, rkey, &info);
@@ -273,9 +285,10 @@ static void fw_wr_set_ud_addr(struct ibv_qp_ex *qp, struct ibv_ah *ah,
 {
 	struct ibv_qp_ex *r = rqpx(qp);
 	struct ibv_ah *real = NULL;
+	int err = verbs_child_ud_real_ah(&r->qp_base, ah, &real);
 
-	if (ah && verbs_child_ud_real_ah(&r->qp_base, ah, &real)) {
-		cqp(qp)->bad = true;
+	if (err) {
+		spoil(qp, err);
 		return;
 	}
 	r->wr_set_ud_addr(r, real, remote_qpn, remote_qkey);

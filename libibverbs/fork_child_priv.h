@@ -73,7 +73,8 @@ struct child_qp {
 	struct verbs_qp v;
 	struct child_obj o;
 	struct ibv_qp_ex *realx;
-	bool bad;
+	/* Why the batch is spoilt (the first refusal), or 0. */
+	int bad;
 };
 
 struct child_mr {

@@ -15,7 +15,9 @@
  * chain of more requests than the library exchanges AHs for at once.
  * With ibv_create_cq_ex() and ibv_create_qp_ex() (send ops) it sends and
  * writes through ibv_wr_*() on RC and through its AH on UD, polling with
- * ibv_start_poll(); a batch naming the parent's AH is aborted.  It
+ * ibv_start_poll(); a batch naming the parent's AH is aborted (EPERM),
+ * one naming its AH of the other device too (EINVAL), the first refusal
+ * deciding the errno.  It
  * checks what its objects name (the inherited context and PD), that the
  * parent's SRQ and AH stay refused (EPERM, also as a UD request's AH or
  * a new QP's SRQ), and that XRC domains, thread and parent domains give
@@ -357,6 +359,15 @@ static bool ex_rc(struct side *a, struct side *b, struct ex_objs *x)
 	       !memcmp(a->buf.addr + 2048, b->buf.addr + 2048, 1024);
 }
 
+/* In the open batch: a SEND of 64 bytes from a's @off through @ah to b. */
+static void ud_send_ex(struct ibv_qp_ex *qx, struct side *a, struct side *b,
+		       struct ibv_ah *ah, size_t off)
+{
+	ibv_wr_send(qx);
+	ibv_wr_set_ud_addr(qx, ah, b->qp->qp_num, GC_QKEY);
+	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr + off, 64);
+}
+
 /*
  * A UD QP ex: a batch naming the parent's AH is aborted (nothing
  * arrives), then one through the child's AH lands in b's SRQ.
@@ -374,9 +385,7 @@ static bool ex_ud(struct side *a, struct side *b, struct ibv_ah *ab,
 	ibv_wr_start(qx);
 	qx->wr_id = 41;
 	qx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_send(qx);
-	ibv_wr_set_ud_addr(qx, parent_ah, b->qp->qp_num, GC_QKEY);
-	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr, 64);
+	ud_send_ex(qx, a, b, parent_ah, 0);
 	ret = ibv_wr_complete(qx);
 	fp_guard(ret == EPERM,
 		 "%s: a batch naming the inherited AH is aborted, "
@@ -384,9 +393,7 @@ static bool ex_ud(struct side *a, struct side *b, struct ibv_ah *ab,
 		 who, ret);
 	ibv_wr_start(qx);
 	qx->wr_id = 42;
-	ibv_wr_send(qx);
-	ibv_wr_set_ud_addr(qx, ab, b->qp->qp_num, GC_QKEY);
-	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr + 512, 64);
+	ud_send_ex(qx, a, b, ab, 512);
 	if (ibv_wr_complete(qx))
 		return false;
 	/* Only the second batch's request went out. */
@@ -396,9 +403,51 @@ static bool ex_ud(struct side *a, struct side *b, struct ibv_ah *ab,
 	       !memcmp(b->buf.addr + GRH_LEN, a->buf.addr + 512, 64);
 }
 
+/* Two SENDs through AHs @first and @second in one batch: its result. */
+static int two_sends(struct ibv_qp_ex *qx, struct side *a, struct side *b,
+		     struct ibv_ah *first, struct ibv_ah *second)
+{
+	ibv_wr_start(qx);
+	qx->wr_id = 51;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ud_send_ex(qx, a, b, first, 0);
+	ud_send_ex(qx, a, b, second, 0);
+	return ibv_wr_complete(qx);
+}
+
+/*
+ * What spoils a batch on its UD QP ex decides ibv_wr_complete()'s errno:
+ * its AH on rxe1's PD on rxe0's QP (EINVAL), the parent's AH (EPERM),
+ * the first of them when a batch names both.
+ */
+static void ex_ud_refusals(struct side *a, struct side *b, struct ibv_ah *ab,
+			   struct ibv_ah *ba, struct ex_objs *x,
+			   const char *who)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x->ua);
+	int ret;
+
+	if (ba) {
+		ret = two_sends(qx, a, b, ab, ba);
+		fp_guard(ret == EINVAL,
+			 "%s: a batch naming its AH on rxe1's PD on rxe0's "
+			 "QP ex: ibv_wr_complete() -> %s",
+			 who, strerror(ret));
+		ret = two_sends(qx, a, b, ba, parent_ah);
+		fp_guard(ret == EINVAL,
+			 "%s: a batch naming that AH, then the parent's: %s",
+			 who, strerror(ret));
+		ret = two_sends(qx, a, b, parent_ah, ba);
+		fp_guard(ret == EPERM,
+			 "%s: a batch naming the parent's AH, then that one: "
+			 "%s",
+			 who, strerror(ret));
+	}
+}
+
 /* Extended CQs and QPs of the child's, with traffic. */
 static void ex_objects(struct side *a, struct side *b, struct ibv_ah *ab,
-		       struct ex_objs *x, const char *who)
+		       struct ibv_ah *ba, struct ex_objs *x, const char *who)
 {
 	const uint64_t rc_ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
 	bool ok;
@@ -427,6 +476,7 @@ static void ex_objects(struct side *a, struct side *b, struct ibv_ah *ab,
 		 who);
 	fp_guard(ex_ud(a, b, ab, x, who),
 		 "%s: ibv_wr_set_ud_addr() with its AH on a UD QP ex", who);
+	ex_ud_refusals(a, b, ab, ba, x, who);
 }
 
 static bool ex_destroy(struct ex_objs *x)
@@ -547,7 +597,7 @@ static void child_main(void *arg)
 		 "%s: ibv_create_srq_ex() with a PD and a CQ, modified and "
 		 "queried",
 		 who);
-	ex_objects(&a, &b, ab, &x, who);
+	ex_objects(&a, &b, ab, ba, &x, who);
 	inherited_refused(&a, &b, who);
 	domains(&a, who);
 	if (cleanup && x.cxa && x.cxb && x.qa && x.qb && x.ua) {
