@@ -77,7 +77,9 @@ struct rxe_ah {
  * consumes without it.
  *
  * The queue and CQ locks are spinlocks (struct rxe_lock): they guard a
- * few dozen instructions and never a system call on the data path (the
+ * few dozen instructions (but an ibv_qp_ex batch holds the send queue's
+ * from ibv_wr_start() to ibv_wr_complete() or ibv_wr_abort(), as
+ * upstream's librxe does) and never a system call on the data path (the
  * send doorbell is rung after the unlock; resize, which does call the
  * kernel, takes the CQ or SRQ lock only on the control path).  A fork
  * child never takes the lock of an inherited object: the library refuses

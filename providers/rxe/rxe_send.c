@@ -509,8 +509,12 @@ static void rxe_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct rxe_qp *qp = to_rqp_ex(qpx);
 
-	qp->batch_wqe = NULL;
+	/*
+	 * The batch state is another thread's until the lock is ours: it
+	 * may be between its own wr_start and wr_complete.
+	 */
 	rxe_lock(&qp->sq.lock);
+	qp->batch_wqe = NULL;
 	qp->batch_locked = true;
 	qp->batch_err = 0;
 	qp->batch_prod = rxe_ring_own_producer(&qp->sq.ring);
@@ -529,14 +533,15 @@ static void rxe_batch_close(struct rxe_qp *qp)
 	rxe_unlock(&qp->sq.lock);
 }
 
+/*
+ * Without wr_start there is no batch of this thread's to end, and the
+ * state is as rxe_batch_close() left it; another thread's batch may be
+ * open, so nothing is written here without the lock.
+ */
 static void rxe_batch_end(struct rxe_qp *qp)
 {
-	if (qp->batch_locked) {
+	if (qp->batch_locked)
 		rxe_batch_close(qp);
-		return;
-	}
-	qp->batch_wqe = NULL;
-	qp->batch_err = EINVAL;
 }
 
 static int rxe_wr_complete(struct ibv_qp_ex *qpx)
@@ -545,11 +550,9 @@ static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 	bool posted = false;
 	int err;
 
-	if (!qp->batch_locked) {
-		err = qp->batch_err;
-		rxe_batch_end(qp);
-		return err;
-	}
+	/* No batch of this thread's: nothing to read, not even batch_err. */
+	if (!qp->batch_locked)
+		return EINVAL;
 	err = qp->batch_err;
 	/* Before RTS the batch is dropped, as post_send refuses it. */
 	if (!err && !rxe_sq_open(&qp->vqp.qp))

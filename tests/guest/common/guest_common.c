@@ -850,3 +850,39 @@ long gc_rdma_count(const char *counts, const char *dev, const char *type)
 	}
 	return -1;
 }
+
+static void *batch_thread(void *arg)
+{
+	struct gc_batch_thread *t = arg;
+
+	__atomic_store_n(&t->started, 1, __ATOMIC_RELEASE);
+	ibv_wr_start(t->qx);
+	t->build(t);
+	t->err = ibv_wr_complete(t->qx);
+	return NULL;
+}
+
+int gc_batch_thread_start(struct gc_batch_thread *t)
+{
+	int err;
+
+	t->started = 0;
+	err = pthread_create(&t->th, NULL, batch_thread, t);
+	if (err)
+		return err;
+	while (!__atomic_load_n(&t->started, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	/*
+	 * Nothing tells that it waits in ibv_wr_start(): half a second is
+	 * ample even under a loaded emulator, and a thread that has not got
+	 * there yet makes the caller's check pass, never fail.
+	 */
+	usleep(500 * 1000);
+	return 0;
+}
+
+int gc_batch_thread_join(struct gc_batch_thread *t)
+{
+	pthread_join(t->th, NULL);
+	return t->err;
+}

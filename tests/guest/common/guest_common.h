@@ -66,6 +66,7 @@
 #define GUEST_COMMON_H
 
 #include <infiniband/verbs.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -254,5 +255,26 @@ pid_t gc_wait_child(pid_t pid, int *status, int timeout_ms,
  */
 bool gc_rdma_counts(char *buf, size_t len);
 long gc_rdma_count(const char *counts, const char *dev, const char *type);
+
+/*
+ * A batch of ibv_wr_*() builders on another thread, to prove what one
+ * thread's batch does while a second waits in ibv_wr_start() for it:
+ * gc_batch_thread_start() starts a thread that calls ibv_wr_start() on
+ * @t->qx, then @t->build(@t) (the builders and setters) and
+ * ibv_wr_complete(), and returns once the thread has had time to reach
+ * ibv_wr_start() and wait there (0, or pthread_create()'s error).
+ * gc_batch_thread_join() gives ibv_wr_complete()'s result.
+ */
+struct gc_batch_thread {
+	struct ibv_qp_ex *qx;
+	void (*build)(struct gc_batch_thread *t);
+	void *arg;
+	pthread_t th;
+	int started;
+	int err;
+};
+
+int gc_batch_thread_start(struct gc_batch_thread *t);
+int gc_batch_thread_join(struct gc_batch_thread *t);
 
 #endif /* GUEST_COMMON_H */

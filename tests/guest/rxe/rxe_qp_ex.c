@@ -2,7 +2,8 @@
 /*
  * The ibv_qp_ex builders (ibv_wr_start ... ibv_wr_complete / ibv_wr_abort)
  * on RC and UD QPs made with ibv_create_qp_ex(): every opcode in one batch,
- * SGE lists, inline data, UD addressing, abort, and an error in a batch.
+ * SGE lists, inline data, UD addressing, abort, an error in a batch, and
+ * two threads building batches on one QP.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -192,6 +193,28 @@ static void test_abort_and_errors(struct ex_test *t)
 	      "batch after the failed one posts fine");
 }
 
+/*
+ * A fresh RC pair, rxe0's QP with the builders, and a 4 KiB buffer on
+ * each side (a's filled from @seed): false, with a failed check, if not.
+ */
+static bool fresh_pair(struct gc_pair *p, struct gc_buf *a, struct gc_buf *b,
+		       uint8_t seed, const char *what)
+{
+	if (!gc_ok(!gc_pair_open(p, 0, NULL), "%s: devices", what))
+		return false;
+	p->qp_a = create_ex(&p->a, p->cq_a, IBV_QPT_RC, RC_OPS);
+	p->qp_b = gc_create_qp(&p->b, p->cq_b, IBV_QPT_RC, NULL);
+	if (p->qp_a && p->qp_b && !gc_connect(p->qp_a, &p->a, p->qp_b, &p->b) &&
+	    !gc_buf_alloc(a, p->a.pd, 4096, GC_ACCESS_ALL, seed)) {
+		if (!gc_buf_alloc(b, p->b.pd, 4096, GC_ACCESS_ALL, 0))
+			return true;
+		gc_buf_free(a);
+	}
+	gc_ok(false, "%s: setup", what);
+	gc_pair_close(p);
+	return false;
+}
+
 enum strict_case { SGE_LIST, INLINE_NO_FLAG, INLINE_LIST };
 
 /*
@@ -219,17 +242,8 @@ static void test_strict(enum strict_case c)
 	bool ok;
 	int err, i;
 
-	if (!gc_ok(!gc_pair_open(&p, 0, NULL), "%s: devices", what))
+	if (!fresh_pair(&p, &a, &b, 0x19, what))
 		return;
-	p.qp_a = create_ex(&p.a, p.cq_a, IBV_QPT_RC, RC_OPS);
-	p.qp_b = gc_create_qp(&p.b, p.cq_b, IBV_QPT_RC, NULL);
-	if (!p.qp_a || !p.qp_b || gc_connect(p.qp_a, &p.a, p.qp_b, &p.b) ||
-	    gc_buf_alloc(&a, p.a.pd, 4096, GC_ACCESS_ALL, 0x19) ||
-	    gc_buf_alloc(&b, p.b.pd, 4096, GC_ACCESS_ALL, 0)) {
-		gc_ok(false, "%s: setup", what);
-		gc_pair_close(&p);
-		return;
-	}
 	gc_post_recv(p.qp_b, &b, 0, 4096, 1);
 	list[0] = (struct ibv_sge){ (uintptr_t)a.addr + 3000, 100, a.mr->lkey };
 	list[1] = (struct ibv_sge){ (uintptr_t)a.addr + 100, 50, a.mr->lkey };
@@ -323,6 +337,73 @@ static void test_ud(void)
 	gc_pair_close(&p);
 }
 
+/* The second thread's batch: one SEND of 64 bytes from a's offset 1024. */
+static void second_batch(struct gc_batch_thread *t)
+{
+	struct gc_buf *a = t->arg;
+
+	t->qx->wr_id = 5;
+	t->qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(t->qx);
+	ibv_wr_set_sge(t->qx, a->mr->lkey, (uintptr_t)a->addr + 1024, 64);
+}
+
+/*
+ * Two threads on one QP: ibv_wr_start() holds the send queue until
+ * ibv_wr_complete() (ibv_wr_post(3)), so a second thread's
+ * ibv_wr_start() waits there, and must leave the open batch alone
+ * meanwhile: the first thread's setter, called while the second waits,
+ * still completes the SEND it built.
+ */
+static void test_threads(void)
+{
+	const char *what = "two threads";
+	struct gc_batch_thread s = { .build = second_batch };
+	struct gc_pair p;
+	struct gc_buf a, b;
+	struct ibv_qp_ex *qx;
+	struct ibv_wc wc[2];
+	bool ok;
+	int err, serr;
+
+	if (!fresh_pair(&p, &a, &b, 0x27, what))
+		return;
+	gc_post_recv(p.qp_b, &b, 0, 1024, 1);
+	gc_post_recv(p.qp_b, &b, 2048, 1024, 2);
+	qx = ibv_qp_to_qp_ex(p.qp_a);
+	s.qx = qx;
+	s.arg = &a;
+	ibv_wr_start(qx);
+	qx->wr_id = 4;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	if (!gc_ok(!gc_batch_thread_start(&s), "%s: second thread", what)) {
+		ibv_wr_abort(qx);
+		goto out;
+	}
+	ibv_wr_set_sge(qx, a.mr->lkey, (uintptr_t)a.addr, 512);
+	err = ibv_wr_complete(qx);
+	serr = gc_batch_thread_join(&s);
+	gc_ok(!err && !serr, "%s: both batches complete (%s, %s)", what,
+	      strerror(err), strerror(serr));
+	ok = gc_poll(p.cq_b, 2, wc, GC_TIMEOUT_MS) == 2 &&
+	     wc[0].status == IBV_WC_SUCCESS && wc[0].wr_id == 1 &&
+	     wc[1].status == IBV_WC_SUCCESS && wc[1].wr_id == 2;
+	gc_ok(ok && wc[0].byte_len == 512 && !memcmp(b.addr, a.addr, 512),
+	      "%s: the first batch's SEND carries its 512 bytes (%u)", what,
+	      ok ? wc[0].byte_len : 0);
+	gc_ok(ok && wc[1].byte_len == 64 &&
+		      !memcmp(b.addr + 2048, a.addr + 1024, 64),
+	      "%s: then the second's, 64 bytes", what);
+	gc_ok(gc_poll(p.cq_a, 2, wc, GC_TIMEOUT_MS) == 2 && wc[0].wr_id == 4 &&
+		      wc[1].wr_id == 5,
+	      "%s: the sender completes both, in order", what);
+out:
+	gc_buf_free(&a);
+	gc_buf_free(&b);
+	gc_pair_close(&p);
+}
+
 int main(void)
 {
 	struct ex_test t;
@@ -367,5 +448,6 @@ out:
 	test_strict(INLINE_NO_FLAG);
 	test_strict(INLINE_LIST);
 	test_ud();
+	test_threads();
 	return gc_finish();
 }
