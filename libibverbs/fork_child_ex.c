@@ -150,8 +150,12 @@ static void fw_wr_start(struct ibv_qp_ex *qp)
 {
 	struct ibv_qp_ex *r = rqpx(qp);
 
-	cqp(qp)->bad = 0;
+	/*
+	 * Another thread's batch may be open: the provider's wr_start waits
+	 * for it to end, and only then is the spoilt mark ours to clear.
+	 */
 	r->wr_start(r);
+	cqp(qp)->bad = 0;
 }
 
 static int fw_wr_complete(struct ibv_qp_ex *qp)

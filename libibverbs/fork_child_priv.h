@@ -73,7 +73,11 @@ struct child_qp {
 	struct verbs_qp v;
 	struct child_obj o;
 	struct ibv_qp_ex *realx;
-	/* Why the batch is spoilt (the first refusal), or 0. */
+	/*
+	 * Why the batch is spoilt (the first refusal), or 0: written
+	 * between the provider's wr_start and its wr_complete/wr_abort,
+	 * which serialise batches on the QP (rxe: the send queue lock).
+	 */
 	int bad;
 };
 

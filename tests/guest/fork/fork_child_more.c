@@ -17,14 +17,16 @@
  * writes through ibv_wr_*() on RC and through its AH on UD, polling with
  * ibv_start_poll(); a batch naming the parent's AH is aborted (EPERM),
  * one naming its AH of the other device too (EINVAL), the first refusal
- * deciding the errno.  It
- * checks what its objects name (the inherited context and PD), that the
- * parent's SRQ and AH stay refused (EPERM, also as a UD request's AH or
- * a new QP's SRQ), and that XRC domains, thread and parent domains give
- * the errno the parent got for them on this device.  The fork() child
- * destroys everything it made; the others exit without cleaning up.
- * After each child the parent's traffic still runs and the kernel's
- * object counts (`rdma resource show`) are what they were before it.
+ * deciding the errno, also while another thread waits to start a batch
+ * of its own (not in the raw clone() child, which glibc did not set up
+ * for threads).  It checks what its objects name (the inherited context
+ * and PD), that the parent's SRQ and AH stay refused (EPERM, also as a
+ * UD request's AH or a new QP's SRQ), and that XRC domains, thread and
+ * parent domains give the errno the parent got for them on this device.
+ * The fork() child destroys everything it made; the others exit without
+ * cleaning up.  After each child the parent's traffic still runs and the
+ * kernel's object counts (`rdma resource show`) are what they were
+ * before it.
  *
  * On Debian's library the child's creating verbs reach the parent's
  * kernel context and its data path that context's queues: the child's
@@ -53,6 +55,8 @@ static struct ibv_ah *parent_ah;
 static uint8_t seed = 0x30;
 /* Whether the child about to run destroys what it made. */
 static bool child_cleans_up;
+/* Not in a raw clone() child: glibc's thread state is the parent's. */
+static bool child_threads;
 
 /* What the parent got for each domain verb on rxe0: 0 or its errno. */
 static int parent_xrcd, parent_td, parent_pad;
@@ -415,6 +419,54 @@ static int two_sends(struct ibv_qp_ex *qx, struct side *a, struct side *b,
 	return ibv_wr_complete(qx);
 }
 
+/* Another thread's batch on the same QP: one SEND through @ah. */
+struct other {
+	struct side *a, *b;
+	struct ibv_ah *ah;
+};
+
+static void other_batch(struct gc_batch_thread *t)
+{
+	struct other *o = t->arg;
+
+	t->qx->wr_id = 53;
+	t->qx->wr_flags = IBV_SEND_SIGNALED;
+	ud_send_ex(t->qx, o->a, o->b, o->ah, 1024);
+}
+
+/*
+ * A batch spoilt by the parent's AH stays spoilt while another thread
+ * waits in ibv_wr_start() for the QP (the provider's lock): only the
+ * other thread's SEND goes out.
+ */
+static bool spoilt_while_waiting(struct side *a, struct side *b,
+				 struct ibv_ah *ab, struct ex_objs *x, int *ret)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x->ua);
+	struct other o = { a, b, ab };
+	struct gc_batch_thread t = { .qx = qx,
+				     .build = other_batch,
+				     .arg = &o };
+	struct ibv_wc wc;
+
+	if (recv_slot(b, 0, 33))
+		return false;
+	ibv_wr_start(qx);
+	qx->wr_id = 52;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qx);
+	ibv_wr_set_ud_addr(qx, parent_ah, b->qp->qp_num, GC_QKEY);
+	if (gc_batch_thread_start(&t)) {
+		ibv_wr_abort(qx);
+		return false;
+	}
+	ibv_wr_set_sge(qx, a->buf.mr->lkey, (uintptr_t)a->buf.addr, 64);
+	*ret = ibv_wr_complete(qx);
+	return !gc_batch_thread_join(&t) && poll_one_ex(x->cxa, &wc) &&
+	       wc.wr_id == 53 && reap(b, 1, true, &wc) && wc.wr_id == 33 &&
+	       !memcmp(b->buf.addr + GRH_LEN, a->buf.addr + 1024, 64);
+}
+
 /*
  * What spoils a batch on its UD QP ex decides ibv_wr_complete()'s errno:
  * its AH on rxe1's PD on rxe0's QP (EINVAL), the parent's AH (EPERM),
@@ -425,7 +477,8 @@ static void ex_ud_refusals(struct side *a, struct side *b, struct ibv_ah *ab,
 			   const char *who)
 {
 	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x->ua);
-	int ret;
+	int ret = 0;
+	bool ok;
 
 	if (ba) {
 		ret = two_sends(qx, a, b, ab, ba);
@@ -443,6 +496,14 @@ static void ex_ud_refusals(struct side *a, struct side *b, struct ibv_ah *ab,
 			 "%s",
 			 who, strerror(ret));
 	}
+	if (!child_threads)
+		return;
+	ret = 0;
+	ok = spoilt_while_waiting(a, b, ab, x, &ret);
+	fp_guard(ret == EPERM && ok,
+		 "%s: a spoilt batch fails (%s) while another thread waits "
+		 "to start one, whose SEND alone arrives",
+		 who, strerror(ret));
 }
 
 /* Extended CQs and QPs of the child's, with traffic. */
@@ -621,6 +682,7 @@ attack:
 static void run_kind(enum fp_kind kind, const struct fp_counts *before)
 {
 	child_cleans_up = kind == FP_FORK;
+	child_threads = kind != FP_CLONE;
 	fp_run_unharmed(kind, child_main, &parent, before, seed++);
 }
 
