@@ -1483,7 +1483,10 @@ int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
 	if (verbs_inherited(real->context))
 		return EPERM;
 	*out = real_of(ah, CK_AH);
-	if (!*out || verbs_inherited_strict((*out)->context))
+	/* One of a context the child opened itself is of another context. */
+	if (!*out)
+		return verbs_inherited(ah->context) ? EPERM : EINVAL;
+	if (verbs_inherited_strict((*out)->context))
 		return EPERM;
 	return (*out)->context == real->context ? 0 : EINVAL;
 }

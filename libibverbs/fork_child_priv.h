@@ -114,9 +114,12 @@ void verbs_child_cqx_fill(struct ibv_cq_ex *px, struct ibv_cq_ex *r) IBV_HIDDEN;
 void verbs_child_qpx_fill(struct ibv_qp_ex *px, struct ibv_qp_ex *r) IBV_HIDDEN;
 
 /*
- * The real AH for a UD request on real QP @real: 0, EPERM when @ah is no
- * proxy of this process, EINVAL when it is one of another device's
- * context (fork_child.c).
+ * The real AH for a UD request on real QP @real: 0 (also for a NULL @ah,
+ * left to the provider to refuse); EPERM when @real is on an inherited
+ * context (a grandchild's copy of the child's QP), whatever @ah, or @ah
+ * is the parent's or a proxy a grandchild inherited; EINVAL when it is
+ * the child's own on another context than @real's, a proxy or one of a
+ * device the child opened itself (fork_child.c).
  */
 int verbs_child_ud_real_ah(struct ibv_qp *real, struct ibv_ah *ah,
 			   struct ibv_ah **out) IBV_HIDDEN;

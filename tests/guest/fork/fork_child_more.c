@@ -468,6 +468,45 @@ static bool spoilt_while_waiting(struct side *a, struct side *b,
 }
 
 /*
+ * An AH on a device the child opened itself is of another context than
+ * its UD QP on the inherited one: EINVAL, through ibv_wr_set_ud_addr()
+ * as through ibv_post_send(), not the EPERM of the parent's AH.
+ */
+static void opened_ah_refused(struct side *a, struct side *b, struct ex_objs *x,
+			      const char *who)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(x->ua);
+	struct ibv_sge sge = { (uintptr_t)a->buf.addr, 64, a->buf.mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 54,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND },
+			   *bad = NULL;
+	struct gc_dev own = { 0 };
+	int ret, pret;
+
+	if (!fp_guard(!gc_dev_open(&own, 0), "%s: opens rxe0 itself", who))
+		return;
+	wr.wr.ud.ah = gc_create_ah(&own, &b->dev);
+	wr.wr.ud.remote_qpn = b->qp->qp_num;
+	wr.wr.ud.remote_qkey = GC_QKEY;
+	if (wr.wr.ud.ah) {
+		ret = two_sends(qx, a, b, wr.wr.ud.ah, wr.wr.ud.ah);
+		pret = ibv_post_send(x->ua, &wr, &bad);
+		fp_guard(ret == EINVAL && pret == EINVAL && bad == &wr,
+			 "%s: its AH on rxe0 it opened itself, on its UD QP "
+			 "on the inherited rxe0: ibv_wr_complete() -> %s, "
+			 "ibv_post_send() -> %s",
+			 who, strerror(ret), strerror(pret));
+		ibv_destroy_ah(wr.wr.ud.ah);
+	} else {
+		fp_guard(false, "%s: an AH on rxe0 it opened itself (%s)", who,
+			 strerror(errno));
+	}
+	gc_dev_close(&own);
+}
+
+/*
  * What spoils a batch on its UD QP ex decides ibv_wr_complete()'s errno:
  * its AH on rxe1's PD on rxe0's QP (EINVAL), the parent's AH (EPERM),
  * the first of them when a batch names both.
@@ -496,6 +535,7 @@ static void ex_ud_refusals(struct side *a, struct side *b, struct ibv_ah *ab,
 			 "%s",
 			 who, strerror(ret));
 	}
+	opened_ah_refused(a, b, x, who);
 	if (!child_threads)
 		return;
 	ret = 0;
