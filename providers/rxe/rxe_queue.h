@@ -46,8 +46,9 @@ static inline void rxe_lock_init(struct rxe_lock *l)
  * A waiter spins, as on librxe's pthread spinlocks: every section it
  * guards is a few dozen instructions, but for a resize (a command and an
  * mmap(), rare) and an ibv_qp_ex batch (ibv_wr_start() to
- * ibv_wr_complete() or ibv_wr_abort(), the application's own time).  Yielding inside this function would cost every caller:
- * a call in it makes the compiler save registers on the fast path too.
+ * ibv_wr_complete() or ibv_wr_abort(), the application's own time).
+ * Yielding inside this function would cost every caller: a call in it
+ * makes the compiler save registers on the fast path too.
  */
 static inline void rxe_lock(struct rxe_lock *l)
 {

@@ -533,17 +533,6 @@ static void rxe_batch_close(struct rxe_qp *qp)
 	rxe_unlock(&qp->sq.lock);
 }
 
-/*
- * Without wr_start there is no batch of this thread's to end, and the
- * state is as rxe_batch_close() left it; another thread's batch may be
- * open, so nothing is written here without the lock.
- */
-static void rxe_batch_end(struct rxe_qp *qp)
-{
-	if (qp->batch_locked)
-		rxe_batch_close(qp);
-}
-
 static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct rxe_qp *qp = to_rqp_ex(qpx);
@@ -567,9 +556,17 @@ static int rxe_wr_complete(struct ibv_qp_ex *qpx)
 	return err;
 }
 
+/*
+ * Without wr_start there is no batch of this thread's to drop, and the
+ * state is as rxe_batch_close() left it; another thread's batch may be
+ * open, so nothing is written without the lock.
+ */
 static void rxe_wr_abort(struct ibv_qp_ex *qpx)
 {
-	rxe_batch_end(to_rqp_ex(qpx));
+	struct rxe_qp *qp = to_rqp_ex(qpx);
+
+	if (qp->batch_locked)
+		rxe_batch_close(qp);
 }
 
 static void rxe_wr_send(struct ibv_qp_ex *qpx)
