@@ -82,8 +82,17 @@
  * stays as short as it can.  A child runs a whole scenario, and arms a
  * watchdog of its own of up to a minute: the parent's limit lies above
  * those and below the 120 s that the shortest tests with children get.
+ *
+ * GC_REPLY_TIMEOUT_MS bounds the wait for a completion rxe makes at once
+ * - of an RDMA, atomic or send request on a connected pair, one its
+ * responder refuses, one flushed after an error - in the checks that
+ * 5.10's rxe fails by never completing
+ * (tests/data/kernel-known-failures).  6.1 and
+ * 6.12 complete them within milliseconds, also in a loaded guest; 5.10
+ * would otherwise idle 20 s per check, some 25 times a boot.
  */
 #define GC_TIMEOUT_MS		20000
+#define GC_REPLY_TIMEOUT_MS	5000
 #define GC_CHILD_TIMEOUT_MS	90000
 #define GC_QUIET_MS		1000
 #define GC_CQ_SIZE	512

@@ -62,7 +62,7 @@ static enum ibv_wc_status write_wr(struct gc_pair *p, uint64_t laddr,
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
 	if (ibv_post_send(p->qp_a, &wr, &bad) ||
-	    gc_poll(p->cq_a, 1, &wc, GC_TIMEOUT_MS) != 1)
+	    gc_poll(p->cq_a, 1, &wc, GC_REPLY_TIMEOUT_MS) != 1)
 		return (enum ibv_wc_status)-1;
 	return wc.status;
 }

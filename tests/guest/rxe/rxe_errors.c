@@ -195,7 +195,7 @@ static void remote_error(const char *what, enum ibv_wr_opcode op,
 	memset(b.addr, 0x3c, 4096);
 	gc_post_send(p.qp_a, op, &a, 0, 256, 6, IBV_SEND_SIGNALED,
 		     (uintptr_t)b.addr, b.mr->rkey ^ rkey_xor);
-	if (gc_ok(gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1,
+	if (gc_ok(gc_poll(p.cq_a, 1, &wc, GC_REPLY_TIMEOUT_MS) == 1,
 		  "%s: completion", what))
 		gc_ok(wc.status == want && wc.wr_id == 6,
 		      "%s: status %s (want %s)", what,
@@ -283,7 +283,7 @@ static void test_bad_lkey(void)
 	sge.lkey = a.mr->lkey;
 	wr.wr_id = 11;
 	gc_ok(!ibv_post_send(p.qp_a, &wr, &bad), "after error: post_send");
-	if (gc_ok(gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1,
+	if (gc_ok(gc_poll(p.cq_a, 1, &wc, GC_REPLY_TIMEOUT_MS) == 1,
 		  "after error: completion"))
 		gc_ok(wc.status == IBV_WC_WR_FLUSH_ERR && wc.wr_id == 11,
 		      "after error: status %s (want %s)",

@@ -182,7 +182,7 @@ static void test_qp_events(void)
 	/* A WRITE with a bad rkey: an access error at the responder. */
 	gc_ok(!gc_post_send(p.qp_a, IBV_WR_RDMA_WRITE, &a, 0, 64, 1,
 			    IBV_SEND_SIGNALED, 0x1000, 0x4242) &&
-	      gc_poll(p.cq_a, 1, &wc, GC_TIMEOUT_MS) == 1 &&
+	      gc_poll(p.cq_a, 1, &wc, GC_REPLY_TIMEOUT_MS) == 1 &&
 	      wc.status == IBV_WC_REM_ACCESS_ERR,
 	      "qp: WRITE with a bad rkey fails remotely");
 	seen = wait_event(p.b.ctx, IBV_EVENT_QP_ACCESS_ERR, 1000, NULL, &qp);

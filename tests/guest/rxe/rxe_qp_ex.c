@@ -111,7 +111,7 @@ static void test_rc_batch(struct ex_test *t)
 	gc_ok(!err, "RC batch of 8: ibv_wr_complete (%s)", strerror(err));
 	memset(inl, 0, sizeof(inl));
 
-	n = gc_poll(t->p.cq_a, 8, wc, GC_TIMEOUT_MS);
+	n = gc_poll(t->p.cq_a, 8, wc, GC_REPLY_TIMEOUT_MS);
 	ok = n == 8;
 	for (i = 0; i < n; i++) {
 		if (wc[i].status != IBV_WC_SUCCESS ||

@@ -37,7 +37,7 @@ static bool send_ok(struct gc_pair *p, const char *what, enum ibv_wc_opcode op)
 {
 	struct ibv_wc wc;
 
-	if (gc_poll(p->cq_a, 1, &wc, GC_TIMEOUT_MS) != 1)
+	if (gc_poll(p->cq_a, 1, &wc, GC_REPLY_TIMEOUT_MS) != 1)
 		return gc_ok(false, "%s: completion", what);
 	return gc_ok(wc.status == IBV_WC_SUCCESS && wc.opcode == op,
 		     "%s: completion status %s opcode %d", what,
