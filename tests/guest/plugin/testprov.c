@@ -8,10 +8,13 @@
  * embeds the device header in its own struct, alloc_context embeds the
  * verbs_context at an offset inside its own context and opens it with
  * _verbs_init_and_alloc_context() and ibv_cmd_get_context(), and it
- * installs its ops in two verbs_set_ops() calls.  Queries go to the
+ * installs its ops in several verbs_set_ops() calls.  Queries go to the
  * kernel through ibv_cmd_query_device_any() and ibv_cmd_query_port().
  * Its CQs live in user space only (no kernel object): they let the tests
- * reach the library's data-path wrapper of poll_cq.
+ * reach the library's data-path wrapper of poll_cq.  Its PDs are the
+ * kernel's (ibv_cmd_alloc_pd()); its thread domains and parent domains
+ * live in user space, as a hardware provider's may: they let the tests
+ * see which context and which PD and TD a fork child's request reached.
  *
  * The counters below are read by the tests with dlsym().
  */
@@ -26,6 +29,9 @@
 
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
+
+/* The write commands' prototypes (ibv_cmd_alloc_pd(), ...). */
+#include "kern_abi.h"
 
 /* rdma-core 65's extra arguments of the provider commands (NULL: none). */
 #if IBV_RDMA_CORE_RELEASE >= 65
@@ -54,6 +60,34 @@ struct tp_context {
 int testprov_devices_live;
 int testprov_contexts_live;
 int testprov_poll_calls;
+int testprov_tds_live;
+int testprov_pdoms_live;
+/* What the last alloc_td and alloc_parent_domain were given. */
+struct ibv_context *testprov_td_ctx;
+struct ibv_context *testprov_pdom_ctx;
+struct ibv_pd *testprov_pdom_pd;
+struct ibv_td *testprov_pdom_td;
+void *testprov_pdom_pd_context;
+/* The last parent domain made, and what the last create_cq_ex got. */
+struct ibv_pd *testprov_pdom_made;
+struct ibv_context *testprov_cq_ctx;
+struct ibv_pd *testprov_cq_pdom;
+
+/*
+ * A PD, or a parent domain over one; and a TD.  As hardware providers do,
+ * a PD or TD under a parent domain is not freed (EBUSY).
+ */
+struct tp_pd {
+	struct ibv_pd pd;
+	struct tp_pd *inner; /* a parent domain's PD; NULL for a PD */
+	struct tp_td *td;
+	int users; /* parent domains over this PD */
+};
+
+struct tp_td {
+	struct ibv_td td;
+	int users;
+};
 
 /* True when @dev is one of ours (what an application holds). */
 int testprov_owns(struct ibv_device *dev);
@@ -116,12 +150,149 @@ static int tp_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return 0;
 }
 
+/* Also an extended CQ's: a verbs_cq begins with its ibv_cq. */
 static int tp_destroy_cq(struct ibv_cq *cq)
 {
 	pthread_mutex_destroy(&cq->mutex);
 	pthread_cond_destroy(&cq->cond);
 	free(cq);
 	return 0;
+}
+
+static struct ibv_pd *tp_alloc_pd(struct ibv_context *ctx)
+{
+	/* struct ibv_alloc_pd: header and response address. */
+	uint64_t cmd[2];
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct tp_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd)
+		return NULL;
+	errno = ibv_cmd_alloc_pd(ctx, &pd->pd, (void *)cmd, sizeof(cmd),
+				 &resp, sizeof(resp));
+	if (errno) {
+		free(pd);
+		return NULL;
+	}
+	return &pd->pd;
+}
+
+static int tp_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct tp_pd *pd = container_of(ibpd, struct tp_pd, pd);
+	int err;
+
+	if (pd->inner) {
+		pd->inner->users--;
+		if (pd->td)
+			pd->td->users--;
+		testprov_pdoms_live--;
+	} else {
+		if (pd->users)
+			return EBUSY;
+		err = ibv_cmd_dealloc_pd(ibpd);
+		if (err)
+			return err;
+	}
+	free(pd);
+	return 0;
+}
+
+static struct ibv_td *tp_alloc_td(struct ibv_context *ctx,
+				  struct ibv_td_init_attr *attr)
+{
+	struct tp_td *td;
+
+	if (!attr || attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return NULL;
+	td->td.context = ctx;
+	testprov_td_ctx = ctx;
+	testprov_tds_live++;
+	return &td->td;
+}
+
+static int tp_dealloc_td(struct ibv_td *ibtd)
+{
+	struct tp_td *td = container_of(ibtd, struct tp_td, td);
+
+	if (td->users)
+		return EBUSY;
+	free(td);
+	testprov_tds_live--;
+	return 0;
+}
+
+static struct ibv_pd *
+tp_alloc_parent_domain(struct ibv_context *ctx,
+		       struct ibv_parent_domain_init_attr *attr)
+{
+	struct tp_pd *pd;
+
+	testprov_pdom_ctx = ctx;
+	testprov_pdom_pd = attr ? attr->pd : NULL;
+	testprov_pdom_td = attr ? attr->td : NULL;
+	testprov_pdom_pd_context = attr ? attr->pd_context : NULL;
+	if (!attr || !attr->pd || attr->pd->context != ctx ||
+	    container_of(attr->pd, struct tp_pd, pd)->inner ||
+	    (attr->td && attr->td->context != ctx)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->pd.context = ctx;
+	pd->pd.handle = attr->pd->handle;
+	pd->inner = container_of(attr->pd, struct tp_pd, pd);
+	pd->inner->users++;
+	if (attr->td) {
+		pd->td = container_of(attr->td, struct tp_td, td);
+		pd->td->users++;
+	}
+	testprov_pdoms_live++;
+	testprov_pdom_made = &pd->pd;
+	return &pd->pd;
+}
+
+/*
+ * An extended CQ with no pollers (the tests only make and destroy it), on
+ * one of this context's parent domains if asked; a handle of its own, as
+ * the library keeps extended CQs by handle.
+ */
+static struct ibv_cq_ex *tp_create_cq_ex(struct ibv_context *ctx,
+					 struct ibv_cq_init_attr_ex *attr)
+{
+	static uint32_t next_handle = 1000;
+	struct ibv_pd *pdom = NULL;
+	struct verbs_cq *cq;
+
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		pdom = attr->parent_domain;
+	testprov_cq_ctx = ctx;
+	testprov_cq_pdom = pdom;
+	if (attr->channel) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (pdom && (pdom->context != ctx ||
+		     !container_of(pdom, struct tp_pd, pd)->inner)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	cq->cq.context = ctx;
+	cq->cq.cqe = attr->cqe;
+	cq->cq.handle = __atomic_fetch_add(&next_handle, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&cq->cq.mutex, NULL);
+	pthread_cond_init(&cq->cq.cond, NULL);
+	return &cq->cq_ex;
 }
 
 static void tp_free_context(struct ibv_context *ibctx)
@@ -146,6 +317,15 @@ static const struct verbs_context_ops tp_cq_ops = {
 	.free_context = tp_free_context,
 };
 
+static const struct verbs_context_ops tp_domain_ops = {
+	.alloc_pd = tp_alloc_pd,
+	.dealloc_pd = tp_dealloc_pd,
+	.alloc_td = tp_alloc_td,
+	.dealloc_td = tp_dealloc_td,
+	.alloc_parent_domain = tp_alloc_parent_domain,
+	.create_cq_ex = tp_create_cq_ex,
+};
+
 static struct verbs_context *tp_alloc_context(struct ibv_device *dev,
 					      int cmd_fd, void *private_data)
 {
@@ -168,6 +348,7 @@ static struct verbs_context *tp_alloc_context(struct ibv_device *dev,
 	}
 	verbs_set_ops(&ctx->vctx, &tp_query_ops);
 	verbs_set_ops(&ctx->vctx, &tp_cq_ops);
+	verbs_set_ops(&ctx->vctx, &tp_domain_ops);
 	testprov_contexts_live++;
 	return &ctx->vctx;
 }
