@@ -35,11 +35,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 #include "fork_proc.h"
 
@@ -373,15 +370,24 @@ static int own_ah_on_childs_qp(struct ibv_qp *qp, struct gc_dev *src,
 	return ret;
 }
 
+/* What a grandchild inherits from the child, by name. */
+struct from_child {
+	struct side *cb;
+	struct ibv_mw *cmw;
+	struct ibv_pd *cpd;
+};
+
 /*
  * A grandchild: windows on the grandparent's PD and on a PD of the
  * child's (@cpd), bound through QPs of its own to MRs of its own and
  * used; the child's window @cmw and its MR (@cb's) refused.
  */
-static void grandchild_main(struct side *cb, struct ibv_mw *cmw,
-			    struct ibv_pd *cpd)
+static void grandchild_main(void *arg)
 {
-	const struct others child = { "the child's", cmw, &cb->buf };
+	const struct from_child *fc = arg;
+	struct side *cb = fc->cb;
+	struct ibv_pd *cpd = fc->cpd;
+	const struct others child = { "the child's", fc->cmw, &cb->buf };
 	struct side a = { 0 }, b = { 0 }, a2 = { 0 }, c = { 0 };
 	struct gc_dev on_cpd = parent.p.b;
 	struct ibv_mw *w1 = NULL, *w2 = NULL;
@@ -429,28 +435,13 @@ static void grandchild(struct side *a, struct side *b, struct ibv_mw *mw,
 		       const char *who)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(b->dev.ctx);
-	pid_t pid;
+	struct from_child fc = { b, mw, pd };
 	int status;
 
 	if (!fp_guard(pd, "%s: a PD of its own on rxe1 (%s)", who,
 		      pd ? "ok" : strerror(errno)))
 		return;
-	/*
-	 * A watchdog of its own for the grandchild, and the child's begins
-	 * anew: a hung grandchild is then reported as such, with time for
-	 * the child to say so, and it is gone with the child.
-	 */
-	alarm(FP_WATCHDOG);
-	pid = fp_spawn(FP_FORK);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		alarm(FP_WATCHDOG - 10);
-		grandchild_main(b, mw, pd);
-		_exit(0);
-	}
-	status = pid < 0 ? -1 :
-			   fu_wait_until(pid, gc_now_ms() +
-						      (FP_WATCHDOG - 5) * 1000);
+	status = fp_run_grandchild(grandchild_main, &fc);
 	/* It ran to its end: no crash, no hang. */
 	fp_guard(status == 0, "%s: its grandchild exited normally (%d)", who,
 		 status);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +42,31 @@ pid_t fp_spawn(enum fp_kind kind)
 	}
 	errno = EINVAL;
 	return -1;
+}
+
+int fp_run_grandchild(void (*fn)(void *), void *arg)
+{
+	pid_t child = getpid(), pid;
+
+	/*
+	 * The grandchild's watchdog fires first and the child's begins
+	 * anew: a hung grandchild is reported as such, with time for the
+	 * child to say so, and it is gone with the child.
+	 */
+	alarm(FP_WATCHDOG);
+	pid = fp_spawn(FP_FORK);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* The child died before the signal was armed. */
+		if (getppid() != child)
+			_exit(1);
+		alarm(FP_WATCHDOG - 10);
+		fn(arg);
+		_exit(0);
+	}
+	if (pid < 0)
+		return -1;
+	return fu_wait_until(pid, gc_now_ms() + (FP_WATCHDOG - 5) * 1000);
 }
 
 void fp_report_to(int fd)

@@ -64,6 +64,12 @@ const char *fp_kind_name(enum fp_kind kind);
 pid_t fp_spawn(enum fp_kind kind);
 
 int fp_run(enum fp_kind kind, void (*fn)(void *), void *arg, const char *what);
+/*
+ * In a child of fp_run(): a fork() grandchild that runs fn(arg), its
+ * checks going to the test's parent too, and dies with the child; its
+ * status as fu_wait() gives it (also on a hang), or -1.
+ */
+int fp_run_grandchild(void (*fn)(void *), void *arg);
 
 /* Send this process's checks to @fd (-1: print them, the default). */
 void fp_report_to(int fd);
