@@ -273,6 +273,34 @@ static bool destroy_proxy(const void *key, enum child_kind kind,
 }
 
 /*
+ * destroy_proxy() for a proxy that needs nothing more than freeing: its
+ * entry sits @off bytes into the allocation.  Called through
+ * destroy_and_free(), which takes the proxy's type.
+ */
+static bool destroy_and_free_at(const void *key, enum child_kind kind,
+				int (*destroy)(struct child_obj *o), size_t off,
+				int *ret)
+{
+	struct child_obj *o;
+
+	if (!destroy_proxy(key, kind, destroy, &o, ret))
+		return false;
+	if (o)
+		free((char *)o - off);
+	return true;
+}
+
+#define destroy_and_free(key, kind, destroy, type, ret)                    \
+	({                                                                 \
+		_Static_assert(__builtin_types_compatible_p(               \
+				       __typeof__(((type *)0)->o),         \
+				       struct child_obj),                  \
+			       "the proxy's entry is its member o");       \
+		destroy_and_free_at(key, kind, destroy, offsetof(type, o), \
+				    ret);                                  \
+	})
+
+/*
  * Whether this process shares its descriptor table with process @pid
  * (clone(CLONE_FILES) without CLONE_VM), by kcmp(2).  Only the kernel's
  * yes counts: a process that is gone or out of this PID namespace, or
@@ -559,13 +587,8 @@ static int destroy_real_channel(struct child_obj *o)
 
 bool verbs_child_destroy_channel(struct ibv_comp_channel *ch, int *ret)
 {
-	struct child_obj *o;
-
-	if (!destroy_proxy(ch, CK_CHANNEL, destroy_real_channel, &o, ret))
-		return false;
-	if (o)
-		free(container_of(o, struct child_channel, o));
-	return true;
+	return destroy_and_free(ch, CK_CHANNEL, destroy_real_channel,
+				struct child_channel, ret);
 }
 
 bool verbs_child_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
@@ -1061,13 +1084,7 @@ static int dereg_real_mr(struct child_obj *o)
 
 bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret)
 {
-	struct child_obj *o;
-
-	if (!destroy_proxy(mr, CK_MR, dereg_real_mr, &o, ret))
-		return false;
-	if (o)
-		free(container_of(o, struct child_mr, o));
-	return true;
+	return destroy_and_free(mr, CK_MR, dereg_real_mr, struct child_mr, ret);
 }
 
 /* What the application sees of a new SRQ: what it passed. */
@@ -1224,13 +1241,8 @@ static int destroy_real_ah(struct child_obj *o)
 
 bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret)
 {
-	struct child_obj *o;
-
-	if (!destroy_proxy(ah, CK_AH, destroy_real_ah, &o, ret))
-		return false;
-	if (o)
-		free(container_of(o, struct child_ah, o));
-	return true;
+	return destroy_and_free(ah, CK_AH, destroy_real_ah, struct child_ah,
+				ret);
 }
 
 /*
@@ -1271,13 +1283,8 @@ static int dealloc_real_mw(struct child_obj *o)
 
 bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret)
 {
-	struct child_obj *o;
-
-	if (!destroy_proxy(mw, CK_MW, dealloc_real_mw, &o, ret))
-		return false;
-	if (o)
-		free(container_of(o, struct child_mw, o));
-	return true;
+	return destroy_and_free(mw, CK_MW, dealloc_real_mw, struct child_mw,
+				ret);
 }
 
 /*
