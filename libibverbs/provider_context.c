@@ -461,8 +461,12 @@ pl_alloc_parent_domain(struct ibv_context *ctx,
 {
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
-	/* A fork child's proxy PD has another (inherited) context. */
-	if (attr && attr->pd && attr->pd->context != ctx)
+	/*
+	 * A PD or TD of another context, such as a fork child's proxy of
+	 * one (another, inherited context), is not the provider's to take.
+	 */
+	if (attr && ((attr->pd && attr->pd->context != ctx) ||
+		     (attr->td && attr->td->context != ctx)))
 		return verbs_null_errno(EINVAL);
 	return verbs_ops(ctx)->alloc_parent_domain(ctx, attr);
 }
