@@ -30,12 +30,15 @@
  * so its data path is unchanged.
  *
  * Proxies, the fresh contexts and the child's PDs for inherited PDs are
- * found through one hash table keyed by the application's pointer.  It is
- * ordinary memory, so a grandchild inherits it: there the real objects'
- * contexts are inherited in turn, so their verbs refuse and their destroys
- * free only this process's copy, and a context or PD that is needed again
- * gets a fresh one of the grandchild's.  The lock is reset in every child
- * before any of its threads can take it (fork_guard.c), so no thread of a
+ * found through one hash table keyed by the application's pointer.  It
+ * also holds, in every process, a note of the PD each parent domain lies
+ * over, so the parent takes its lock too (ibv_alloc_parent_domain(), and
+ * ibv_dealloc_pd() once a parent domain exists).  It is ordinary memory,
+ * so a grandchild inherits it: there the real objects' contexts are
+ * inherited in turn, so their verbs refuse and their destroys free only
+ * this process's copy, and a context or PD that is needed again gets a
+ * fresh one of the grandchild's.  The lock is reset in every child before
+ * any of its threads can take it (fork_guard.c), so no thread of a
  * parent can leave it held.
  */
 #define _GNU_SOURCE /* dup3() */
@@ -428,16 +431,26 @@ static bool pd_owned_by(void *pd, struct ibv_context *fresh)
 /*
  * The PD on @fresh that stands for the application's @pd: a proxy's own,
  * or the child's PD for an inherited one (also for a proxy inherited from
- * a parent that was itself a child), made on first use.
+ * a parent that was itself a child), made on first use.  An inherited
+ * parent domain stands for the PD it lies over: the child's objects on
+ * the two meet on one PD, as the parent's do.
  */
 static struct ibv_pd *own_pd_locked(struct ibv_pd *pd,
 				    struct ibv_context *fresh)
 {
-	struct child_obj *e = find_locked(pd, CK_PD);
+	struct child_obj *e;
 	struct ibv_pd *real;
 
-	if (e && pd_owned_by(e->real, fresh))
-		return e->real;
+	/* A few hops: a parent domain lies over a PD, not a chain of them. */
+	for (int hops = 0;; hops++) {
+		e = find_locked(pd, CK_PD);
+		if (e && pd_owned_by(e->real, fresh))
+			return e->real;
+		e = hops < 4 ? find_locked(pd, CK_PDOM) : NULL;
+		if (!e)
+			break;
+		pd = e->real;
+	}
 	e = find_locked(pd, CK_SHADOW_PD);
 	if (e && pd_owned_by(e->real, fresh))
 		return e->real;
@@ -451,7 +464,8 @@ static struct ibv_pd *own_pd_locked(struct ibv_pd *pd,
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e) {
-		ibv_dealloc_pd(real);
+		/* Not ibv_dealloc_pd(): it takes the lock held here. */
+		verbs_ops(fresh)->dealloc_pd(real);
 		return verbs_null_errno(ENOMEM);
 	}
 	e->key = pd;
@@ -645,17 +659,23 @@ static struct ibv_context *context_of(const void *obj, enum child_kind kind)
 		return ((const struct ibv_mr *)obj)->context;
 	case CK_MW:
 		return ((const struct ibv_mw *)obj)->context;
+	case CK_PD:
+		return ((const struct ibv_pd *)obj)->context;
+	case CK_TD:
+		return ((const struct ibv_td *)obj)->context;
 	default:
 		return NULL;
 	}
 }
 
 /*
- * A part of a new object - a CQ's channel, a QP's CQs and SRQ: the real
- * object behind a proxy of @ctx, or NULL with *err 0 for none.  One of
- * another context is EINVAL.  The parent's is refused (EPERM): its
- * events, queue and completions are the parent's; so are those of a
- * proxy inherited from a parent that was itself a child.
+ * A part of a new object - a CQ's channel and parent domain, a QP's CQs
+ * and SRQ, a parent domain's TD: the real object behind a proxy of @ctx,
+ * or NULL with *err 0 for none.  One of another context is EINVAL (a
+ * verb that checked that first never gets here with one).  The parent's
+ * is refused (EPERM): its events, queue, completions and doorbells are
+ * the parent's; so are those of a proxy inherited from a parent that
+ * was itself a child.
  */
 static void *own_part(struct ibv_context *ctx, const void *obj,
 		      enum child_kind kind, int *err)
@@ -916,25 +936,26 @@ struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 
 /*
  * ibv_create_cq_ex() on an inherited context: the child's channel as for
- * ibv_create_cq(); a parent domain is never the child's (none can be
- * made on an inherited context), so one is refused.
+ * ibv_create_cq(), and a parent domain (or PD) of the child's, which the
+ * provider gets as its real one; the parent's is refused (EPERM).
  */
 struct ibv_cq_ex *verbs_child_create_cq_ex(struct ibv_context *ctx,
 					   struct ibv_cq_init_attr_ex *attr)
 {
 	struct ibv_cq_init_attr_ex ra;
-	struct ibv_comp_channel *rch;
+	struct ibv_comp_channel *rch = NULL;
 	struct ibv_context *fresh;
+	struct ibv_pd *rpd = NULL;
 	struct ibv_cq_ex *real;
 	struct child_cq *cq;
-	int err;
+	int err = 0;
 
 	if (!attr)
 		return verbs_null_errno(EINVAL);
-	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) && attr->parent_domain)
-		return verbs_null_errno(
-			attr->parent_domain->context == ctx ? EPERM : EINVAL);
-	rch = own_part(ctx, attr->channel, CK_CHANNEL, &err);
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		rpd = own_part(ctx, attr->parent_domain, CK_PD, &err);
+	if (!err)
+		rch = own_part(ctx, attr->channel, CK_CHANNEL, &err);
 	if (err)
 		return verbs_null_errno(err);
 	fresh = fresh_ctx(ctx);
@@ -945,6 +966,8 @@ struct ibv_cq_ex *verbs_child_create_cq_ex(struct ibv_context *ctx,
 		return verbs_null_errno(ENOMEM);
 	ra = *attr;
 	ra.channel = rch;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
+		ra.parent_domain = rpd;
 	ra.cq_context = &cq->v.cq;
 	real = ibv_create_cq_ex(fresh, &ra);
 	if (!real) {
@@ -1285,6 +1308,164 @@ bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret)
 {
 	return destroy_and_free(mw, CK_MW, dealloc_real_mw, struct child_mw,
 				ret);
+}
+
+/*
+ * Thread domains, on the child's own context.  The provider's TD may
+ * hold resources of its context (a doorbell page of its own), so the
+ * parent's TD is never handed on: a parent domain over it is refused.
+ */
+struct ibv_td *verbs_child_alloc_td(struct ibv_context *ctx,
+				    struct ibv_td_init_attr *attr)
+{
+	struct ibv_context *fresh = fresh_ctx(ctx);
+	struct child_td *td;
+	struct ibv_td *real;
+
+	if (!fresh)
+		return NULL;
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return verbs_null_errno(ENOMEM);
+	real = ibv_alloc_td(fresh, attr);
+	if (!real) {
+		free(td);
+		return NULL;
+	}
+	td->pub.context = ctx;
+	add(&td->o, &td->pub, CK_TD, real);
+	return &td->pub;
+}
+
+static int dealloc_real_td(struct child_obj *o)
+{
+	return ibv_dealloc_td(o->real);
+}
+
+bool verbs_child_dealloc_td(struct ibv_td *td, int *ret)
+{
+	return destroy_and_free(td, CK_TD, dealloc_real_td, struct child_td,
+				ret);
+}
+
+/*
+ * ibv_alloc_parent_domain() on an inherited context: the provider's
+ * parent domain on the child's own context, over the child's PD for
+ * @attr->pd (inherited or the child's) and the real TD of the child's
+ * @attr->td.  The application gets a PD proxy whose real object is the
+ * parent domain, so the child's QPs, SRQs, MRs (ibv_reg_mr*() and
+ * ibv_rereg_mr()), windows, AHs and extended CQs on it get the parent
+ * domain, and ibv_dealloc_pd() frees it.
+ * The provider's alloc and free callbacks get @attr->pd_context as given
+ * and the real parent domain as their PD.
+ */
+struct ibv_pd *
+verbs_child_alloc_parent_domain(struct ibv_context *ctx,
+				struct ibv_parent_domain_init_attr *attr)
+{
+	struct ibv_parent_domain_init_attr ra;
+	struct ibv_td *rtd;
+	struct ibv_pd *rpd, *real;
+	struct child_pd *p;
+	int err;
+
+	/* pl_alloc_parent_domain() refused a PD of another context. */
+	if (!attr || !attr->pd)
+		return verbs_null_errno(EINVAL);
+	rtd = own_part(ctx, attr->td, CK_TD, &err);
+	if (err)
+		return verbs_null_errno(err);
+	rpd = own_pd(attr->pd);
+	if (!rpd)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return verbs_null_errno(ENOMEM);
+	ra = *attr;
+	ra.pd = rpd;
+	ra.td = rtd;
+	real = ibv_alloc_parent_domain(rpd->context, &ra);
+	if (!real) {
+		free(p);
+		return NULL;
+	}
+	p->v.pd.context = ctx;
+	p->v.pd.handle = real->handle;
+	/*
+	 * For a grandchild, which takes it for the PD it lies over (without
+	 * the note, no memory, it makes a PD of its own for it).
+	 */
+	verbs_child_note_parent_domain(&p->v.pd, attr->pd);
+	add(&p->o, &p->v.pd, CK_PD, real);
+	return &p->v.pd;
+}
+
+/*
+ * Parent domains, noted in every process that makes one: which PD each
+ * lies over (CK_PDOM).  The notes are ordinary memory, so a fork child
+ * has its parent's, and own_pd_locked() takes an inherited parent
+ * domain for the child's own PD of that PD.  Its TD and allocators are
+ * the parent's and stay behind.  @pdoms_noted spares ibv_dealloc_pd()
+ * the lock in a process that has none; it is raised before a note is
+ * linked and lowered after one is unlinked, so that a child forked in
+ * between never counts fewer notes than it has.  A note's key keeps
+ * the parent domain reachable for a leak checker.
+ */
+static unsigned int pdoms_noted;
+
+int verbs_child_note_parent_domain(struct ibv_pd *pdom, struct ibv_pd *pd)
+{
+	struct child_obj *e = calloc(1, sizeof(*e));
+	int cancel;
+
+	if (!e)
+		return ENOMEM;
+	e->key = pdom;
+	e->kind = CK_PDOM;
+	e->real = pd;
+	cancel = lock_begin();
+	__atomic_add_fetch(&pdoms_noted, 1, __ATOMIC_RELAXED);
+	insert_locked(e);
+	lock_end(cancel);
+	return 0;
+}
+
+void *verbs_child_parent_domain_note(struct ibv_pd *pd)
+{
+	struct child_obj *e;
+	int cancel;
+
+	if (!__atomic_load_n(&pdoms_noted, __ATOMIC_RELAXED))
+		return NULL;
+	cancel = lock_begin();
+	e = find_locked(pd, CK_PDOM);
+	lock_end(cancel);
+	return e;
+}
+
+/*
+ * After its parent domain is freed: a note found before is unlinked
+ * (matched by identity, as a new parent domain at the same address has
+ * a note of its own) and freed.
+ */
+void verbs_child_drop_note(void *note)
+{
+	struct child_obj *o;
+	int cancel;
+
+	if (!note)
+		return;
+	cancel = lock_begin();
+	for (o = *bucket_of(((struct child_obj *)note)->key); o; o = o->next)
+		if (o == note)
+			break;
+	if (o) {
+		remove_locked(o);
+		__atomic_sub_fetch(&pdoms_noted, 1, __ATOMIC_RELAXED);
+	}
+	lock_end(cancel);
+	if (o)
+		free(o);
 }
 
 /*

@@ -57,6 +57,11 @@ struct ibv_mr *verbs_child_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 				  unsigned int access) IBV_HIDDEN;
 struct ibv_mw *verbs_child_alloc_mw(struct ibv_pd *pd,
 				    enum ibv_mw_type type) IBV_HIDDEN;
+struct ibv_td *verbs_child_alloc_td(struct ibv_context *ctx,
+				    struct ibv_td_init_attr *attr) IBV_HIDDEN;
+struct ibv_pd *verbs_child_alloc_parent_domain(
+	struct ibv_context *ctx,
+	struct ibv_parent_domain_init_attr *attr) IBV_HIDDEN;
 
 /*
  * Destroying verbs: true when @obj is a proxy (or the caller is a vfork()
@@ -76,6 +81,19 @@ bool verbs_child_dereg_mr(struct ibv_mr *mr, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_srq(struct ibv_srq *srq, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret) IBV_HIDDEN;
 bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret) IBV_HIDDEN;
+bool verbs_child_dealloc_td(struct ibv_td *td, int *ret) IBV_HIDDEN;
+
+/*
+ * Parent domains in any process (fork_child.c): note which PD @pdom lies
+ * over (0 or ENOMEM), so that a fork child that passes it as a PD gets
+ * the child's own PD for that PD.  ibv_dealloc_pd() finds the note of a
+ * PD (NULL if none) before the provider frees it, and drops that note
+ * once it did.
+ */
+int verbs_child_note_parent_domain(struct ibv_pd *pdom,
+				   struct ibv_pd *pd) IBV_HIDDEN;
+void *verbs_child_parent_domain_note(struct ibv_pd *pd) IBV_HIDDEN;
+void verbs_child_drop_note(void *note) IBV_HIDDEN;
 void verbs_child_close_device(struct ibv_context *ctx) IBV_HIDDEN;
 /*
  * Whether this child shares its descriptor table with a process that

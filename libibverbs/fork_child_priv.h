@@ -25,6 +25,8 @@ enum child_kind {
 	CK_SRQ,
 	CK_AH,
 	CK_MW,
+	CK_TD,
+	CK_PDOM, /* key: a parent domain; real: the PD it lies over */
 };
 
 /*
@@ -103,6 +105,12 @@ struct child_ah {
  */
 struct child_mw {
 	struct verbs_mw v;
+	struct child_obj o;
+};
+
+/* A thread domain has no library layout beyond the public struct. */
+struct child_td {
+	struct ibv_td pub;
 	struct child_obj o;
 };
 

@@ -455,30 +455,49 @@ static int pl_modify_qp_rate_limit(struct ibv_qp *qp,
 	return verbs_ops(qp->context)->modify_qp_rate_limit(qp, attr);
 }
 
+/*
+ * A fork child's parent domains and TDs on an inherited context go to a
+ * context of its own (fork_child.c).
+ */
 static struct ibv_pd *
 pl_alloc_parent_domain(struct ibv_context *ctx,
 		       struct ibv_parent_domain_init_attr *attr)
 {
+	struct ibv_pd *pdom;
+
+	/* A fork child's proxy PD or TD has another (inherited) context. */
+	if (ctx && attr &&
+	    ((attr->pd && attr->pd->context != ctx) ||
+	     (attr->td && attr->td->context != ctx)))
+		return verbs_null_errno(EINVAL);
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_alloc_parent_domain(ctx, attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
+	pdom = verbs_ops(ctx)->alloc_parent_domain(ctx, attr);
 	/*
-	 * A PD or TD of another context, such as a fork child's proxy of
-	 * one (another, inherited context), is not the provider's to take.
+	 * For a fork child, which takes it for the PD it lies over.  Without
+	 * the note (no memory) a child makes a PD of its own for it.
 	 */
-	if (attr && ((attr->pd && attr->pd->context != ctx) ||
-		     (attr->td && attr->td->context != ctx)))
-		return verbs_null_errno(EINVAL);
-	return verbs_ops(ctx)->alloc_parent_domain(ctx, attr);
+	if (pdom && attr && attr->pd)
+		verbs_child_note_parent_domain(pdom, attr->pd);
+	return pdom;
 }
 
 static int pl_dealloc_td(struct ibv_td *td)
 {
+	int ret;
+
+	if (verbs_inherited(td->context) && verbs_child_dealloc_td(td, &ret))
+		return ret;
 	return verbs_ops(td->context)->dealloc_td(td);
 }
 
 static struct ibv_td *pl_alloc_td(struct ibv_context *ctx,
 				  struct ibv_td_init_attr *init_attr)
 {
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_alloc_td(ctx, init_attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return verbs_ops(ctx)->alloc_td(ctx, init_attr);

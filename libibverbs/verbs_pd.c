@@ -19,17 +19,22 @@ IBV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 
 IBV_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
+	void *note;
 	int ret;
 
 	if (!pd || !pd->context)
 		return EINVAL;
-	if (verbs_inherited(pd->context) && verbs_child_dealloc_pd(pd, &ret))
-		return ret;
-	/*
-	 * In a fork child the provider frees only its user-space copy: the
-	 * PD belongs to the parent.
-	 */
-	return verbs_ops(pd->context)->dealloc_pd(pd);
+	/* A parent domain's note goes with it (fork_child.c). */
+	note = verbs_child_parent_domain_note(pd);
+	if (!verbs_inherited(pd->context) || !verbs_child_dealloc_pd(pd, &ret))
+		/*
+		 * In a fork child the provider frees only its user-space
+		 * copy: the PD belongs to the parent.
+		 */
+		ret = verbs_ops(pd->context)->dealloc_pd(pd);
+	if (!ret)
+		verbs_child_drop_note(note);
+	return ret;
 }
 
 IBV_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *ctx,
