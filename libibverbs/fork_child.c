@@ -1413,13 +1413,13 @@ verbs_child_alloc_parent_domain(struct ibv_context *ctx,
  */
 static unsigned int pdoms_noted;
 
-int verbs_child_note_parent_domain(struct ibv_pd *pdom, struct ibv_pd *pd)
+void verbs_child_note_parent_domain(struct ibv_pd *pdom, struct ibv_pd *pd)
 {
 	struct child_obj *e = calloc(1, sizeof(*e));
 	int cancel;
 
 	if (!e)
-		return ENOMEM;
+		return;
 	e->key = pdom;
 	e->kind = CK_PDOM;
 	e->real = pd;
@@ -1427,7 +1427,6 @@ int verbs_child_note_parent_domain(struct ibv_pd *pdom, struct ibv_pd *pd)
 	__atomic_add_fetch(&pdoms_noted, 1, __ATOMIC_RELAXED);
 	insert_locked(e);
 	lock_end(cancel);
-	return 0;
 }
 
 void *verbs_child_parent_domain_note(struct ibv_pd *pd)

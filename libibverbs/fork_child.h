@@ -85,13 +85,14 @@ bool verbs_child_dealloc_td(struct ibv_td *td, int *ret) IBV_HIDDEN;
 
 /*
  * Parent domains in any process (fork_child.c): note which PD @pdom lies
- * over (0 or ENOMEM), so that a fork child that passes it as a PD gets
- * the child's own PD for that PD.  ibv_dealloc_pd() finds the note of a
+ * over, so that a fork child that passes it as a PD gets the child's own
+ * PD for that PD (without memory for the note, a PD of its own for the
+ * parent domain).  ibv_dealloc_pd() finds the note of a
  * PD (NULL if none) before the provider frees it, and drops that note
  * once it did.
  */
-int verbs_child_note_parent_domain(struct ibv_pd *pdom,
-				   struct ibv_pd *pd) IBV_HIDDEN;
+void verbs_child_note_parent_domain(struct ibv_pd *pdom,
+				    struct ibv_pd *pd) IBV_HIDDEN;
 void *verbs_child_parent_domain_note(struct ibv_pd *pd) IBV_HIDDEN;
 void verbs_child_drop_note(void *note) IBV_HIDDEN;
 void verbs_child_close_device(struct ibv_context *ctx) IBV_HIDDEN;
