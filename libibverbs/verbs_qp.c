@@ -45,9 +45,18 @@ static void child_qp_translate(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		qp->state = attr->qp_state;
 }
 
+/*
+ * A new QP's CQs and SRQ are of its context.  A fork child's proxies are
+ * of another (inherited) one: a provider would read them as its own.
+ */
 static bool cq_belongs(struct ibv_cq *cq, struct ibv_context *ctx)
 {
 	return !cq || cq->context == ctx;
+}
+
+static bool srq_belongs(struct ibv_srq *srq, struct ibv_context *ctx)
+{
+	return !srq || srq->context == ctx;
 }
 
 IBV_EXPORT struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
@@ -107,7 +116,7 @@ IBV_EXPORT struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
 		return NULL;
 	ctx = pd->context;
 	if (!attr || !cq_belongs(attr->send_cq, ctx) ||
-	    !cq_belongs(attr->recv_cq, ctx))
+	    !cq_belongs(attr->recv_cq, ctx) || !srq_belongs(attr->srq, ctx))
 		return verbs_null_errno(EINVAL);
 	if (!verbs_ops(ctx)->create_qp)
 		return verbs_null_errno(EOPNOTSUPP);
@@ -128,7 +137,7 @@ struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	if (!attr || !cq_belongs(attr->send_cq, ctx) ||
-	    !cq_belongs(attr->recv_cq, ctx))
+	    !cq_belongs(attr->recv_cq, ctx) || !srq_belongs(attr->srq, ctx))
 		return verbs_null_errno(EINVAL);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) &&
 	    (!attr->pd || attr->pd->context != ctx))

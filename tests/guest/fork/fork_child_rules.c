@@ -31,6 +31,8 @@
  *    the inherited PD of another context, is refused with EINVAL; a QP on
  *    an inherited CQ of its own context with EPERM (the CQ's completions
  *    are the parent's); a CQ on a channel of another context with EINVAL.
+ *    Its SRQ on the inherited rxe0, named for a QP on rxe0 opened afresh,
+ *    is refused with EINVAL, also where an SRQ there has its handle.
  *    Nothing reaches the kernel: its counts are the same before and after
  *    the refused calls, and a QP with matching arguments is then made.
  *
@@ -531,6 +533,65 @@ static void want_refused(void *obj, int want, const char *who, const char *what)
 		 obj ? "got an object" : strerror(err));
 }
 
+/*
+ * The child's SRQ on the inherited rxe0 (a proxy, whose handle is its
+ * real SRQ's on the child's own context) named for a QP on rxe0 opened
+ * afresh: refused before the provider reads it.  SRQs are made there
+ * until one has the proxy's handle (the kernel gives the lowest free
+ * one), so that the kernel would find an SRQ by it: only the library's
+ * check can refuse the QP then.
+ */
+static void srq_of_other_context(struct ibv_pd *pd_a, const char *who)
+{
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 4,
+						     .max_sge = 1 } };
+	struct ibv_qp_init_attr qattr = { .qp_type = IBV_QPT_RC,
+					  .cap = { 4, 4, 1, 1, 0 } };
+	struct ibv_srq *srq, *mine[16];
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq = NULL;
+	struct gc_dev own;
+	bool aligned = false;
+	int n = 0, err = 0;
+
+	srq = ibv_create_srq(pd_a, &sattr);
+	if (!fp_guard(srq, "%s: its SRQ on the inherited rxe0 (%s)", who,
+		      srq ? "ok" : strerror(errno)) ||
+	    !fp_ok(!gc_dev_open(&own, 0), "%s: rxe0 opened afresh", who))
+		goto out_srq;
+	cq = ibv_create_cq(own.ctx, 4, NULL, NULL, 0);
+	while (cq && n < 16) {
+		mine[n] = ibv_create_srq(own.pd, &sattr);
+		if (!mine[n])
+			break;
+		aligned = mine[n]->handle == srq->handle;
+		if (mine[n++]->handle >= srq->handle)
+			break;
+	}
+	qattr.send_cq = qattr.recv_cq = cq;
+	qattr.srq = srq;
+	if (cq) {
+		errno = 0;
+		qp = ibv_create_qp(own.pd, &qattr);
+		err = qp ? 0 : errno;
+	}
+	fp_guard(cq && aligned && !qp && err == EINVAL,
+		 "%s: a QP there with its SRQ of the inherited rxe0, an SRQ "
+		 "there having the same handle -> EINVAL (%s; %s)",
+		 who, qp ? "made" : strerror(err),
+		 aligned ? "aligned" : "no SRQ there got its handle");
+	if (qp)
+		ibv_destroy_qp(qp);
+	while (n)
+		ibv_destroy_srq(mine[--n]);
+	if (cq)
+		ibv_destroy_cq(cq);
+	gc_dev_close(&own);
+out_srq:
+	if (srq)
+		ibv_destroy_srq(srq);
+}
+
 static void cross_child(void *arg)
 {
 	const char *who = arg;
@@ -593,6 +654,7 @@ static void cross_child(void *arg)
 		 "%s: with matching arguments the QP is made, answers "
 		 "ibv_query_qp and goes (%s)",
 		 who, qp ? "ok" : strerror(errno));
+	srq_of_other_context(pd_a, who);
 	fp_guard(!ibv_destroy_cq(cq_a) && !ibv_destroy_cq(cq_b) &&
 			 !ibv_destroy_comp_channel(ch_b) &&
 			 !ibv_dealloc_pd(pd_a),
