@@ -20,7 +20,7 @@
  * A proxy never reaches a provider.  Its context is inherited, so every
  * verb refuses it as before (EPERM), except those that look it up here
  * first: the destroying verbs, the QP's modify/query/ECE/multicast verbs,
- * the SRQ's modify/query verbs, CQ resizing, MR re-registration,
+ * the SRQ's modify/query/number verbs, CQ resizing, MR re-registration,
  * completion events, window binds, and the data path's cold branch
  * (provider_context.c), which forwards to the real object's own context
  * (exchanging a UD request's AH, a bind's window and MR for the real
@@ -39,7 +39,9 @@
  * this process's copy, and a context or PD that is needed again gets a
  * fresh one of the grandchild's.  The lock is reset in every child before
  * any of its threads can take it (fork_guard.c), so no thread of a
- * parent can leave it held.
+ * parent can leave it held.  Opening the child's context, making its PD
+ * for an inherited one and opening an XRC target QP are kernel commands
+ * made under the lock, so a post or poll on a proxy may wait for one.
  */
 #define _GNU_SOURCE /* dup3() */
 #include <fcntl.h>
@@ -148,16 +150,21 @@ static void remove_locked(struct child_obj *o)
 	}
 }
 
-static void add(struct child_obj *o, const void *key, enum child_kind kind,
-		void *real)
+static void add_locked(struct child_obj *o, const void *key,
+		       enum child_kind kind, void *real)
 {
-	int cancel;
-
 	o->key = key;
 	o->kind = kind;
 	o->real = real;
-	cancel = lock_begin();
 	insert_locked(o);
+}
+
+static void add(struct child_obj *o, const void *key, enum child_kind kind,
+		void *real)
+{
+	int cancel = lock_begin();
+
+	add_locked(o, key, kind, real);
 	lock_end(cancel);
 }
 
@@ -635,13 +642,21 @@ int verbs_child_get_async_event(struct ibv_context *ctx,
 				struct ibv_async_event *event)
 {
 	struct ibv_context *fresh = fresh_ctx(ctx);
+	int cancel;
 
 	if (!fresh)
 		return -1;
 	if (ibv_get_async_event(fresh, event))
 		return -1;
-	/* Each real object's user context is its proxy. */
+	/*
+	 * Each real object's user context is its proxy.  An XRC target QP
+	 * being opened (verbs_child_open_qp()) may have an event before the
+	 * command layer sets its user context: the open holds the lock
+	 * until then.
+	 */
+	cancel = lock_begin();
 	verbs_event_to_user_objects(event);
+	lock_end(cancel);
 	return 0;
 }
 
@@ -663,6 +678,8 @@ static struct ibv_context *context_of(const void *obj, enum child_kind kind)
 		return ((const struct ibv_pd *)obj)->context;
 	case CK_TD:
 		return ((const struct ibv_td *)obj)->context;
+	case CK_XRCD:
+		return ((const struct ibv_xrcd *)obj)->context;
 	default:
 		return NULL;
 	}
@@ -854,12 +871,12 @@ bool verbs_child_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
 }
 
 /*
- * RC, UC and UD QPs, on the child's CQs and SRQ.  A UD work request names
- * an AH, which the data path exchanges for the real one
- * (verbs_child_post_send()).  XRC QPs need an XRC domain, which is never
- * the child's on an inherited context.
+ * RC, UC, UD and XRC QPs, on the child's CQs and SRQ.  A UD work request
+ * names an AH, which the data path exchanges for the real one
+ * (verbs_child_post_send()).  An XRC target QP lies in an XRC domain of
+ * the child's (verbs_child_create_qp_ex()).
  */
-static int qp_attr_ok(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
+static int qp_attr_ok(struct ibv_context *ctx, struct ibv_qp_init_attr *attr,
 		      struct ibv_cq **rs, struct ibv_cq **rr,
 		      struct ibv_srq **rsrq)
 {
@@ -870,20 +887,25 @@ static int qp_attr_ok(struct ibv_pd *pd, struct ibv_qp_init_attr *attr,
 	if (!attr)
 		return EINVAL;
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_XRC_SEND &&
+	    attr->qp_type != IBV_QPT_XRC_RECV)
 		return EPERM;
-	*rsrq = own_part(pd->context, attr->srq, CK_SRQ, &err);
+	/* A target QP has no queues of its own: the kernel ignores them. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return 0;
+	*rsrq = own_part(ctx, attr->srq, CK_SRQ, &err);
 	if (!err)
-		*rs = own_part(pd->context, attr->send_cq, CK_CQ, &err);
+		*rs = own_part(ctx, attr->send_cq, CK_CQ, &err);
 	if (!err)
-		*rr = own_part(pd->context, attr->recv_cq, CK_CQ, &err);
+		*rr = own_part(ctx, attr->recv_cq, CK_CQ, &err);
 	return err;
 }
 
-static void qp_fill(struct ibv_qp *pub, struct ibv_qp *real, struct ibv_pd *pd,
+static void qp_fill(struct ibv_qp *pub, struct ibv_qp *real,
+		    struct ibv_context *ctx, struct ibv_pd *pd,
 		    const struct ibv_qp_init_attr *attr)
 {
-	pub->context = pd->context;
+	pub->context = ctx;
 	pub->qp_context = attr->qp_context;
 	pub->pd = pd;
 	pub->send_cq = attr->send_cq;
@@ -908,7 +930,7 @@ struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 	struct ibv_pd *rpd;
 	int err;
 
-	err = qp_attr_ok(pd, attr, &rs, &rr, &rsrq);
+	err = qp_attr_ok(pd->context, attr, &rs, &rr, &rsrq);
 	if (err)
 		return verbs_null_errno(err);
 	rpd = own_pd(pd);
@@ -929,7 +951,7 @@ struct ibv_qp *verbs_child_create_qp(struct ibv_pd *pd,
 	}
 	/* What the provider granted, as ibv_create_qp() reports it. */
 	attr->cap = ra.cap;
-	qp_fill(&qp->v.qp, real, pd, attr);
+	qp_fill(&qp->v.qp, real, pd->context, pd, attr);
 	add(&qp->o, &qp->v.qp, CK_QP, real);
 	return &qp->v.qp;
 }
@@ -984,23 +1006,65 @@ struct ibv_cq_ex *verbs_child_create_cq_ex(struct ibv_context *ctx,
 }
 
 /* What ibv_create_qp_ex() may ask of a child's QP. */
-#define CHILD_QP_EX_MASK                                       \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+#define CHILD_QP_EX_MASK                                          \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |            \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS |                          \
 	 IBV_QP_INIT_ATTR_MAX_TSO_HEADER | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /*
- * ibv_create_qp_ex() on an inherited context with more than a PD: the
- * same QPs as ibv_create_qp(), with send ops (an extended QP whose
- * builders forward: fork_child_ex.c), creation flags and a TSO header as
- * the device grants them.  An XRC domain, a WQ indirection table and RSS are
- * never the child's.
+ * Only an XRC target QP may come without a PD, as the kernel has it; one
+ * given is of @ctx.
+ */
+static bool qp_ex_pd_ok(struct ibv_context *ctx,
+			const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		return attr->qp_type == IBV_QPT_XRC_RECV;
+	return attr->pd && attr->pd->context == ctx;
+}
+
+/*
+ * The real PD and XRC domain of a child's QP, and the context they are
+ * on: the child's PD for @attr's PD, the real domain behind the child's
+ * own XRC domain (the parent's is refused: EPERM).  An XRC target QP
+ * lies in its domain: the command layer ignores a PD given with it, so
+ * the child makes none for it.
+ */
+static struct ibv_context *qp_ex_parts(struct ibv_context *ctx,
+				       const struct ibv_qp_init_attr_ex *attr,
+				       struct ibv_pd **rpd,
+				       struct ibv_xrcd **rxrcd)
+{
+	int err = 0;
+
+	*rpd = NULL;
+	*rxrcd = NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+		*rxrcd = own_part(ctx, attr->xrcd, CK_XRCD, &err);
+	if (err)
+		return verbs_null_errno(err);
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    attr->qp_type == IBV_QPT_XRC_RECV)
+		return fresh_ctx(ctx);
+	*rpd = own_pd(attr->pd);
+	return *rpd ? (*rpd)->context : NULL;
+}
+
+/*
+ * ibv_create_qp_ex() on an inherited context: the same QPs as
+ * ibv_create_qp(), with send ops (an extended QP whose builders forward:
+ * fork_child_ex.c), creation flags and a TSO header as the device grants
+ * them, and XRC target QPs in the child's XRC domain.  A WQ indirection
+ * table and RSS are never the child's.
  */
 struct ibv_qp *verbs_child_create_qp_ex(struct ibv_context *ctx,
 					struct ibv_qp_init_attr_ex *attr)
 {
 	struct ibv_qp_init_attr legacy = { 0 };
 	struct ibv_qp_init_attr_ex ra;
+	struct ibv_context *fresh;
 	struct ibv_cq *rs, *rr;
+	struct ibv_xrcd *rxrcd;
 	struct ibv_srq *rsrq;
 	struct ibv_qp_ex *rx;
 	struct ibv_qp *real;
@@ -1008,8 +1072,7 @@ struct ibv_qp *verbs_child_create_qp_ex(struct ibv_context *ctx,
 	struct ibv_pd *rpd;
 	int err;
 
-	if (!attr || !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    attr->pd->context != ctx)
+	if (!attr || !qp_ex_pd_ok(ctx, attr))
 		return verbs_null_errno(EINVAL);
 	if (attr->comp_mask & ~CHILD_QP_EX_MASK)
 		return verbs_null_errno(EPERM);
@@ -1017,34 +1080,41 @@ struct ibv_qp *verbs_child_create_qp_ex(struct ibv_context *ctx,
 	legacy.send_cq = attr->send_cq;
 	legacy.recv_cq = attr->recv_cq;
 	legacy.srq = attr->srq;
-	err = qp_attr_ok(attr->pd, &legacy, &rs, &rr, &rsrq);
+	err = qp_attr_ok(ctx, &legacy, &rs, &rr, &rsrq);
 	if (err)
 		return verbs_null_errno(err);
-	rpd = own_pd(attr->pd);
-	if (!rpd)
+	fresh = qp_ex_parts(ctx, attr, &rpd, &rxrcd);
+	if (!fresh)
 		return NULL;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return verbs_null_errno(ENOMEM);
 	ra = *attr;
 	ra.pd = rpd;
+	if (!rpd)
+		ra.comp_mask &= ~IBV_QP_INIT_ATTR_PD;
+	ra.xrcd = rxrcd;
 	ra.send_cq = rs;
 	ra.recv_cq = rr;
 	ra.srq = rsrq;
 	ra.qp_context = &qp->v.qp;
-	real = ibv_create_qp_ex(rpd->context, &ra);
+	real = ibv_create_qp_ex(fresh, &ra);
 	if (!real) {
 		free(qp);
 		return NULL;
 	}
 	attr->cap = ra.cap;
 	legacy.qp_context = attr->qp_context;
-	qp_fill(&qp->v.qp, real, attr->pd, &legacy);
+	qp_fill(&qp->v.qp, real, ctx, rpd ? attr->pd : NULL, &legacy);
+	if (rxrcd) {
+		qp->v.xrcd = attr->xrcd;
+		qp->v.comp_mask = VERBS_QP_XRCD;
+	}
 	rx = ibv_qp_to_qp_ex(real);
 	if (rx) {
 		qp->realx = rx;
 		verbs_child_qpx_fill(&qp->v.qp_ex, rx);
-		qp->v.comp_mask = VERBS_QP_EX;
+		qp->v.comp_mask |= VERBS_QP_EX;
 	}
 	add(&qp->o, &qp->v.qp, CK_QP, real);
 	return &qp->v.qp;
@@ -1157,9 +1227,10 @@ struct ibv_srq *verbs_child_create_srq(struct ibv_pd *pd,
 }
 
 /*
- * ibv_create_srq_ex() with more than a PD: a basic or tag-matching SRQ
- * (the device says which it has) on the child's PD and CQ.  An XRC SRQ
- * needs an XRC domain, never the child's on an inherited context.
+ * ibv_create_srq_ex() with more than a PD: a basic, tag-matching or XRC
+ * SRQ (the device says which it has) on the child's PD and CQ, an XRC
+ * one in the child's own XRC domain.  Its SRQ number, which XRC senders
+ * name, is the real one's: ibv_get_srq_num() asks there.
  */
 struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
 					  struct ibv_srq_init_attr_ex *attr)
@@ -1168,6 +1239,7 @@ struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
 	struct ibv_context *fresh;
 	struct child_srq *srq;
 	struct ibv_srq *real;
+	struct ibv_xrcd *rxrcd = NULL;
 	struct ibv_cq *rcq = NULL;
 	struct ibv_pd *rpd;
 	int err = 0;
@@ -1176,8 +1248,8 @@ struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
 	    attr->pd->context != ctx)
 		return verbs_null_errno(EINVAL);
 	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD)
-		return verbs_null_errno(EPERM);
-	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ)
+		rxrcd = own_part(ctx, attr->xrcd, CK_XRCD, &err);
+	if (!err && (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ))
 		rcq = own_part(ctx, attr->cq, CK_CQ, &err);
 	if (err)
 		return verbs_null_errno(err);
@@ -1190,6 +1262,7 @@ struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
 		return verbs_null_errno(ENOMEM);
 	ra = *attr;
 	ra.pd = rpd;
+	ra.xrcd = rxrcd;
 	ra.cq = rcq;
 	ra.srq_context = &srq->v.srq;
 	real = ibv_create_srq_ex(fresh, &ra);
@@ -1202,6 +1275,9 @@ struct ibv_srq *verbs_child_create_srq_ex(struct ibv_context *ctx,
 		 (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ? attr->cq : NULL);
 	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE))
 		srq->v.srq_type = attr->srq_type;
+	/* As the command layer has it: a domain for an XRC SRQ only. */
+	if (srq->v.srq_type == IBV_SRQT_XRC)
+		srq->v.xrcd = attr->xrcd;
 	add(&srq->o, &srq->v.srq, CK_SRQ, real);
 	return &srq->v.srq;
 }
@@ -1346,6 +1422,118 @@ bool verbs_child_dealloc_td(struct ibv_td *td, int *ret)
 {
 	return destroy_and_free(td, CK_TD, dealloc_real_td, struct child_td,
 				ret);
+}
+
+/*
+ * XRC domains, on the child's own context.  A domain opened with a file
+ * is the one every process gets for that file, so the child opening it
+ * with the same file shares it with the parent, as two processes do.
+ * The parent's own domain is refused as a part (EPERM): the library
+ * cannot know which file, if any, it was opened with, and a private
+ * domain of the child's standing for it would not be the same domain.
+ */
+struct ibv_xrcd *verbs_child_open_xrcd(struct ibv_context *ctx,
+				       struct ibv_xrcd_init_attr *attr)
+{
+	struct ibv_context *fresh;
+	struct child_xrcd *x;
+	struct ibv_xrcd *real;
+
+	if (!attr)
+		return verbs_null_errno(EINVAL);
+	fresh = fresh_ctx(ctx);
+	if (!fresh)
+		return NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return verbs_null_errno(ENOMEM);
+	real = ibv_open_xrcd(fresh, attr);
+	if (!real) {
+		free(x);
+		return NULL;
+	}
+	/*
+	 * No handle (comp_mask 0): the real one's names a domain of the
+	 * child's own context, and a plug-in's struct may end before it.
+	 */
+	x->v.xrcd.context = ctx;
+	add(&x->o, &x->v.xrcd, CK_XRCD, real);
+	return &x->v.xrcd;
+}
+
+static int close_real_xrcd(struct child_obj *o)
+{
+	return ibv_close_xrcd(o->real);
+}
+
+bool verbs_child_close_xrcd(struct ibv_xrcd *xrcd, int *ret)
+{
+	return destroy_and_free(xrcd, CK_XRCD, close_real_xrcd,
+				struct child_xrcd, ret);
+}
+
+/*
+ * ibv_open_qp() on an inherited context: the XRC target QP named by its
+ * number in the child's own XRC domain, opened on the child's context.
+ * The QP is another process's and may have asynchronous events at once,
+ * naming the proxy: it is whole before the open, and the lock, held
+ * until its entry is linked, keeps an acknowledgement from missing it.
+ */
+struct ibv_qp *verbs_child_open_qp(struct ibv_context *ctx,
+				   struct ibv_qp_open_attr *attr)
+{
+	struct ibv_qp_open_attr ra;
+	struct ibv_context *fresh;
+	struct ibv_xrcd *rxrcd;
+	struct ibv_qp *real;
+	struct child_qp *qp;
+	int err, cancel;
+
+	if (!attr)
+		return verbs_null_errno(EINVAL);
+	rxrcd = own_part(ctx,
+			 (attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) ? attr->xrcd :
+								     NULL,
+			 CK_XRCD, &err);
+	if (err)
+		return verbs_null_errno(err);
+	fresh = fresh_ctx(ctx);
+	if (!fresh)
+		return NULL;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return verbs_null_errno(ENOMEM);
+	/* What the command layer fills in, qp_context whatever the mask. */
+	qp->v.qp.context = ctx;
+	qp->v.qp.qp_context = attr->qp_context;
+	qp->v.qp.qp_num = attr->qp_num;
+	qp->v.qp.qp_type = attr->qp_type;
+	qp->v.xrcd = rxrcd ? attr->xrcd : NULL;
+	qp->v.comp_mask = VERBS_QP_XRCD;
+	pthread_mutex_init(&qp->v.qp.mutex, NULL);
+	pthread_cond_init(&qp->v.qp.cond, NULL);
+	ra = *attr;
+	ra.xrcd = rxrcd;
+	ra.qp_context = &qp->v.qp;
+	ra.comp_mask |= IBV_QP_OPEN_ATTR_CONTEXT;
+	cancel = lock_begin();
+	real = ibv_open_qp(fresh, &ra);
+	err = real ? 0 : errno;
+	if (real) {
+		qp->v.qp.handle = real->handle;
+		qp->v.qp.qp_num = real->qp_num;
+		qp->v.qp.state = real->state;
+		qp->v.qp.qp_type = real->qp_type;
+		add_locked(&qp->o, &qp->v.qp, CK_QP, real);
+	}
+	lock_end(cancel);
+	if (!real) {
+		pthread_cond_destroy(&qp->v.qp.cond);
+		pthread_mutex_destroy(&qp->v.qp.mutex);
+		free(qp);
+		return verbs_null_errno(err);
+	}
+	return &qp->v.qp;
 }
 
 /*

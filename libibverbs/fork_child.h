@@ -59,6 +59,11 @@ struct ibv_mw *verbs_child_alloc_mw(struct ibv_pd *pd,
 				    enum ibv_mw_type type) IBV_HIDDEN;
 struct ibv_td *verbs_child_alloc_td(struct ibv_context *ctx,
 				    struct ibv_td_init_attr *attr) IBV_HIDDEN;
+struct ibv_xrcd *
+verbs_child_open_xrcd(struct ibv_context *ctx,
+		      struct ibv_xrcd_init_attr *attr) IBV_HIDDEN;
+struct ibv_qp *verbs_child_open_qp(struct ibv_context *ctx,
+				   struct ibv_qp_open_attr *attr) IBV_HIDDEN;
 struct ibv_pd *verbs_child_alloc_parent_domain(
 	struct ibv_context *ctx,
 	struct ibv_parent_domain_init_attr *attr) IBV_HIDDEN;
@@ -82,6 +87,7 @@ bool verbs_child_destroy_srq(struct ibv_srq *srq, int *ret) IBV_HIDDEN;
 bool verbs_child_destroy_ah(struct ibv_ah *ah, int *ret) IBV_HIDDEN;
 bool verbs_child_dealloc_mw(struct ibv_mw *mw, int *ret) IBV_HIDDEN;
 bool verbs_child_dealloc_td(struct ibv_td *td, int *ret) IBV_HIDDEN;
+bool verbs_child_close_xrcd(struct ibv_xrcd *xrcd, int *ret) IBV_HIDDEN;
 
 /*
  * Parent domains in any process (fork_child.c): note which PD @pdom lies

@@ -26,6 +26,7 @@ enum child_kind {
 	CK_AH,
 	CK_MW,
 	CK_TD,
+	CK_XRCD,
 	CK_PDOM, /* key: a parent domain; real: the PD it lies over */
 };
 
@@ -111,6 +112,15 @@ struct child_mw {
 /* A thread domain has no library layout beyond the public struct. */
 struct child_td {
 	struct ibv_td pub;
+	struct child_obj o;
+};
+
+/*
+ * An XRC domain, laid out as the library's verbs_xrcd, with no handle:
+ * only the real domain's names one, on the child's own context.
+ */
+struct child_xrcd {
+	struct verbs_xrcd v;
 	struct child_obj o;
 };
 

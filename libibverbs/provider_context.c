@@ -589,17 +589,29 @@ static struct ibv_flow *pl_create_flow(struct ibv_qp *qp,
 	return verbs_ops(qp->context)->create_flow(qp, flow_attr);
 }
 
+/*
+ * A fork child's XRC domains on an inherited context, and the QPs it
+ * opens in them, go to a context of its own (fork_child.c).
+ */
 static struct ibv_qp *pl_open_qp(struct ibv_context *ctx,
 				 struct ibv_qp_open_attr *attr)
 {
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_open_qp(ctx, attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
+	/* A fork child's XRC domain has another (inherited) context. */
+	if (attr && (attr->comp_mask & IBV_QP_OPEN_ATTR_XRCD) && attr->xrcd &&
+	    attr->xrcd->context != ctx)
+		return verbs_null_errno(EINVAL);
 	return verbs_ops(ctx)->open_qp(ctx, attr);
 }
 
 static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
 				     struct ibv_xrcd_init_attr *init_attr)
 {
+	if (ctx && verbs_inherited(ctx))
+		return verbs_child_open_xrcd(ctx, init_attr);
 	if (verbs_refuse_ctx(ctx))
 		return NULL;
 	return verbs_ops(ctx)->open_xrcd(ctx, init_attr);
@@ -607,6 +619,11 @@ static struct ibv_xrcd *pl_open_xrcd(struct ibv_context *ctx,
 
 static int pl_close_xrcd(struct ibv_xrcd *xrcd)
 {
+	int ret;
+
+	if (verbs_inherited(xrcd->context) &&
+	    verbs_child_close_xrcd(xrcd, &ret))
+		return ret;
 	return verbs_ops(xrcd->context)->close_xrcd(xrcd);
 }
 

@@ -142,6 +142,9 @@ struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) &&
 	    (!attr->pd || attr->pd->context != ctx))
 		return verbs_null_errno(EINVAL);
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) && attr->xrcd &&
+	    attr->xrcd->context != ctx)
+		return verbs_null_errno(EINVAL);
 
 	qp = guard_new_qp(ctx, verbs_ops(ctx)->create_qp_ex(ctx, attr));
 	if (qp)

@@ -65,7 +65,9 @@ static int check_srq_ex(struct ibv_context *ctx,
 	/* A fork child's proxies have another (inherited) context. */
 	if (!attr->pd || attr->pd->context != ctx ||
 	    ((mask & IBV_SRQ_INIT_ATTR_CQ) && attr->cq &&
-	     attr->cq->context != ctx))
+	     attr->cq->context != ctx) ||
+	    ((mask & IBV_SRQ_INIT_ATTR_XRCD) && attr->xrcd &&
+	     attr->xrcd->context != ctx))
 		return EINVAL;
 	if (type == IBV_SRQT_XRC && (!(mask & IBV_SRQ_INIT_ATTR_XRCD) ||
 				     !(mask & IBV_SRQ_INIT_ATTR_CQ)))
@@ -101,8 +103,12 @@ struct ibv_srq *verbs_create_srq_ex(struct ibv_context *ctx,
 
 int verbs_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
 {
-	int err = check_srq(srq);
+	struct ibv_srq *real = child_srq(srq);
+	int err;
 
+	if (real)
+		return ibv_get_srq_num(real, srq_num);
+	err = check_srq(srq);
 	if (err)
 		return err;
 	if (!srq_num)
