@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A fork child's own thread domains and parent domains, made through the
- * context and the PD it inherited.
+ * A fork child's own thread domains, parent domains and XRC domains, made
+ * through the context and the PD it inherited.
  *
  *   fork_child_domains PLUGIN_SO   with IBV_CONFIG_DIR naming the test
  *                                  plug-in and RDMAV_RXE_PROVIDER=plugin
@@ -38,6 +38,13 @@
  * - gets EPERM for a parent domain over the parent's TD, and for a CQ
  *   on the parent's parent domain, and EINVAL for a TD of another
  *   device's context;
+ * - opens an XRC domain on the inherited context, and an XRC target QP
+ *   with no domain: the plug-in was asked on the child's own context,
+ *   and the child got what the parent got (Soft-RoCE has no XRC: the
+ *   kernel refuses the domain, the command layer the domainless QP);
+ *   ibv_open_qp() in the parent's XRC domain gets EPERM, in one of rxe1
+ *   EINVAL, and on rxe0 opened afresh one of the inherited context gets
+ *   EINVAL, the plug-in never asked;
  * - frees what it made, down to the plug-in's counts it started with;
  * and the kernel's object counts show nothing left by the child, and
  * the parent frees its domains at the end.
@@ -48,6 +55,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -65,6 +73,8 @@ static struct {
 	struct ibv_pd **pdom_made;
 	struct ibv_context **cq_ctx;
 	struct ibv_pd **cq_pdom;
+	struct ibv_context **xrcd_ctx;
+	struct ibv_context **open_qp_ctx;
 } tp;
 
 static struct {
@@ -72,7 +82,11 @@ static struct {
 	struct ibv_td *td;
 	struct ibv_pd *pd2; /* rxe0's second PD, under the parent domain */
 	struct ibv_pd *pdom;
+	int xrcd_err, open_qp_err; /* what XRC the parent got */
 } parent;
+
+/* Stand-ins for an XRC domain of the parent's on rxe0 and one of rxe1. */
+static struct fp_xrcd xrcd_a, xrcd_b;
 
 static void *tp_sym(void *h, const char *name)
 {
@@ -100,6 +114,8 @@ static void tp_find(const char *so)
 	tp.pdom_made = tp_sym(h, "testprov_pdom_made");
 	tp.cq_ctx = tp_sym(h, "testprov_cq_ctx");
 	tp.cq_pdom = tp_sym(h, "testprov_cq_pdom");
+	tp.xrcd_ctx = tp_sym(h, "testprov_xrcd_ctx");
+	tp.open_qp_ctx = tp_sym(h, "testprov_open_qp_ctx");
 }
 
 static struct ibv_td *td_alloc(struct ibv_context *ctx)
@@ -158,6 +174,41 @@ static int cq_on(struct ibv_context *ctx, struct ibv_pd *pdom)
 static const char *err_str(int err)
 {
 	return err ? strerror(err) : "ok";
+}
+
+/* ibv_open_xrcd() of a private XRC domain: NULL with errno, or one. */
+static struct ibv_xrcd *xrcd_open(struct ibv_context *ctx)
+{
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+
+	errno = 0;
+	return ibv_open_xrcd(ctx, &attr);
+}
+
+/*
+ * ibv_open_qp() of an XRC target QP number that no QP has, in @xrcd:
+ * the errno, or 0 (-1: opened, but not destroyed).
+ */
+static int open_qp_err(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
+{
+	struct ibv_qp_open_attr attr = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.qp_num = 0xfffff0,
+		.xrcd = xrcd,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = ibv_open_qp(ctx, &attr);
+	if (!qp)
+		return errno;
+	return ibv_destroy_qp(qp) ? -1 : 0;
 }
 
 /* A TD of the child's: the plug-in's, on a context of the child's own. */
@@ -292,6 +343,51 @@ static void refusals(const char *who)
 }
 
 /*
+ * An XRC domain, and an XRC target QP opened in it (or with none), on
+ * the inherited context: the plug-in is asked on the child's own
+ * context, and the child gets what the parent got (on Soft-RoCE both
+ * are refused, never with the guard's EPERM).  The parent's domain, and
+ * one of rxe1, are refused before the plug-in is asked.
+ */
+static void xrc(struct ibv_context *fresh, const char *who)
+{
+	struct ibv_context *ctx = parent.a.ctx;
+	struct ibv_xrcd *xrcd;
+	int err;
+
+	*tp.open_qp_ctx = NULL;
+	err = open_qp_err(ctx, &xrcd_a.xrcd);
+	fp_guard(err == EPERM && !*tp.open_qp_ctx,
+		 "%s: ibv_open_qp in the parent's XRC domain -> EPERM (%s), "
+		 "the plug-in not asked",
+		 who, err_str(err));
+	err = open_qp_err(ctx, &xrcd_b.xrcd);
+	fp_guard(err == EINVAL && !*tp.open_qp_ctx,
+		 "%s: ... in one of rxe1 -> EINVAL (%s), the plug-in not "
+		 "asked",
+		 who, err_str(err));
+
+	*tp.xrcd_ctx = NULL;
+	xrcd = xrcd_open(ctx);
+	err = xrcd ? 0 : errno;
+	fp_ok(err == parent.xrcd_err && (!xrcd || xrcd->context == ctx),
+	      "%s: ibv_open_xrcd on the inherited context -> %s, as the "
+	      "parent got",
+	      who, err_str(err));
+	fp_guard(*tp.xrcd_ctx && *tp.xrcd_ctx == fresh,
+		 "%s: ... the plug-in asked on the child's own context", who);
+	*tp.open_qp_ctx = NULL;
+	err = open_qp_err(ctx, xrcd);
+	fp_ok(xrcd ? err > 0 && err != EPERM : err == parent.open_qp_err,
+	      "%s: ibv_open_qp %s -> %s, as the parent got", who,
+	      xrcd ? "of no QP in it" : "with no domain", err_str(err));
+	fp_guard(*tp.open_qp_ctx && *tp.open_qp_ctx == fresh,
+		 "%s: ... the plug-in asked on the child's own context", who);
+	if (xrcd)
+		fp_ok(!ibv_close_xrcd(xrcd), "%s: its XRC domain closed", who);
+}
+
+/*
  * Under its parent domain the TD and the PD stay, as the provider says
  * (EBUSY): the inherited PD's dealloc frees the child's PD for it.
  */
@@ -334,6 +430,12 @@ static void on_own_context(struct ibv_td *td, const char *who)
 	fp_guard(err == EINVAL && !*tp.pdom_ctx,
 		 "%s: ... over the parent's TD -> EINVAL (%s), the plug-in "
 		 "not asked",
+		 who, err_str(err));
+	*tp.open_qp_ctx = NULL;
+	err = open_qp_err(own.ctx, &xrcd_a.xrcd);
+	fp_guard(err == EINVAL && !*tp.open_qp_ctx,
+		 "%s: ibv_open_qp there in an XRC domain of the inherited "
+		 "context -> EINVAL (%s), the plug-in not asked",
 		 who, err_str(err));
 	gc_dev_close(&own);
 }
@@ -402,10 +504,12 @@ static void child(void *arg)
 	const struct child_arg *c = arg;
 	const char *who = c->who;
 	int tds = *tp.tds_live, pdoms = *tp.pdoms_live;
+	struct ibv_context *fresh; /* the child's own, where its TD went */
 	struct ibv_pd *pdom = NULL;
 	struct ibv_td *td;
 
 	td = child_td(who);
+	fresh = *tp.td_ctx;
 	if (td)
 		pdom = child_pdom(td, who);
 	if (pdom) {
@@ -417,6 +521,7 @@ static void child(void *arg)
 	over_pdom_same(parent.pdom, parent.pd2, "the parent's parent domain",
 		       who);
 	own_pd_pdom(who);
+	xrc(fresh, who);
 	refusals(who);
 	fp_guard((!pdom || !ibv_dealloc_pd(pdom)) &&
 			 (!td || !ibv_dealloc_td(td)) && *tp.tds_live == tds &&
@@ -428,6 +533,7 @@ static void child(void *arg)
 
 static bool parent_start(const char *so)
 {
+	struct ibv_xrcd *xrcd;
 	int err = -1;
 	bool ok;
 
@@ -448,6 +554,15 @@ static bool parent_start(const char *so)
 		err = cq_on(parent.a.ctx, parent.pdom);
 	gc_guard(!err, "parent: an extended CQ on its parent domain (%s)",
 		 err < 0 ? "not tried" : err_str(err));
+	fp_xrcd_stand_in(&xrcd_a, parent.a.ctx);
+	fp_xrcd_stand_in(&xrcd_b, parent.b.ctx);
+	xrcd = xrcd_open(parent.a.ctx);
+	parent.xrcd_err = xrcd ? 0 : errno;
+	parent.open_qp_err = open_qp_err(parent.a.ctx, xrcd);
+	gc_diag("parent: ibv_open_xrcd %s, ibv_open_qp %s",
+		err_str(parent.xrcd_err), err_str(parent.open_qp_err));
+	if (xrcd)
+		ibv_close_xrcd(xrcd);
 	return true;
 }
 

@@ -21,8 +21,11 @@
  * of its own (not in the raw clone() child, which glibc did not set up
  * for threads).  It checks what its objects name (the inherited context
  * and PD), that the parent's SRQ and AH stay refused (EPERM, also as a
- * UD request's AH or a new QP's SRQ), and that XRC domains, thread and
- * parent domains give the errno the parent got for them on this device.
+ * UD request's AH or a new QP's SRQ), that XRC domains, thread and
+ * parent domains and XRC send QPs give the errno the parent got for
+ * them on this device, and that an XRC target QP or SRQ in the parent's
+ * XRC domain (a stand-in: Soft-RoCE has none) is refused with EPERM,
+ * one in rxe1's with EINVAL.
  * The fork() child destroys everything it made; the others exit without
  * cleaning up.  After each child the parent's traffic still runs and the
  * kernel's object counts (`rdma resource show`) are what they were
@@ -58,8 +61,14 @@ static bool child_cleans_up;
 /* Not in a raw clone() child: glibc's thread state is the parent's. */
 static bool child_threads;
 
-/* What the parent got for each domain verb on rxe0: 0 or its errno. */
-static int parent_xrcd, parent_td, parent_pad;
+/*
+ * What the parent got for each domain verb on rxe0, and for an XRC send
+ * QP (ibv_create_qp() and with send ops): 0 or its errno.
+ */
+static int parent_xrcd, parent_td, parent_pad, parent_xrc_send[2];
+
+/* Stand-ins for an XRC domain of the parent's on rxe0 and one of rxe1. */
+static struct fp_xrcd xrcd_a, xrcd_b;
 
 /* What one child makes on one inherited device. */
 struct side {
@@ -627,6 +636,116 @@ static void inherited_refused(struct side *a, struct side *b, const char *who)
 		 qp ? "created" : strerror(errno));
 }
 
+/* A new QP: 0, its errno, or -1 when made but not destroyed. */
+static int qp_made(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = ibv_create_qp_ex(ctx, attr);
+	if (!qp)
+		return errno;
+	return ibv_destroy_qp(qp) ? -1 : 0;
+}
+
+/*
+ * An XRC send QP on @pd and @cq: with a PD only, the inline
+ * ibv_create_qp_ex() takes it to ibv_create_qp(); with send ops it stays.
+ */
+static int xrc_send_qp(struct ibv_context *ctx, struct ibv_pd *pd,
+		       struct ibv_cq *cq, bool send_ops)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_XRC_SEND,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+
+	if (send_ops) {
+		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	}
+	return qp_made(ctx, &attr);
+}
+
+/* An XRC target QP in @xrcd. */
+static int xrc_recv_qp(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = xrcd,
+	};
+
+	return qp_made(ctx, &attr);
+}
+
+/* An XRC SRQ in @xrcd, on @pd and @cq: 0 or the errno (-1: not freed). */
+static int xrc_srq(struct ibv_context *ctx, struct ibv_pd *pd,
+		   struct ibv_cq *cq, struct ibv_xrcd *xrcd)
+{
+	struct ibv_srq_init_attr_ex attr = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
+			     IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_XRCD,
+		.srq_type = IBV_SRQT_XRC,
+		.pd = pd,
+		.cq = cq,
+		.xrcd = xrcd,
+	};
+	struct ibv_srq *srq;
+
+	errno = 0;
+	srq = ibv_create_srq_ex(ctx, &attr);
+	if (!srq)
+		return errno;
+	return ibv_destroy_srq(srq) ? -1 : 0;
+}
+
+static const char *made_str(int err)
+{
+	return err > 0 ? strerror(err) : err ? "not destroyed" : "ok";
+}
+
+/*
+ * XRC QPs and SRQs: a send QP is made on the child's own context and
+ * refused there as the parent's was; the parent's XRC domain is refused
+ * (EPERM), one of rxe1 too (EINVAL), before any provider sees it.
+ */
+static void xrc(struct side *a, const char *who)
+{
+	int err;
+
+	for (int ex = 0; ex < 2; ex++) {
+		err = xrc_send_qp(a->dev.ctx, a->dev.pd, a->cq, ex);
+		fp_ok(err == parent_xrc_send[ex],
+		      "%s: an XRC send QP%s on the inherited PD and its CQ "
+		      "-> %s, as the parent got",
+		      who, ex ? " with send ops" : "", made_str(err));
+	}
+	err = xrc_recv_qp(a->dev.ctx, &xrcd_a.xrcd);
+	fp_guard(err == EPERM,
+		 "%s: an XRC target QP in the parent's XRC domain -> EPERM "
+		 "(%s)",
+		 who, made_str(err));
+	err = xrc_srq(a->dev.ctx, a->dev.pd, a->cq, &xrcd_a.xrcd);
+	fp_guard(err == EPERM,
+		 "%s: an XRC SRQ in the parent's XRC domain -> EPERM (%s)",
+		 who, made_str(err));
+	err = xrc_recv_qp(a->dev.ctx, &xrcd_b.xrcd);
+	fp_guard(err == EINVAL,
+		 "%s: an XRC target QP in an XRC domain of rxe1 -> EINVAL "
+		 "(%s)",
+		 who, made_str(err));
+	err = xrc_srq(a->dev.ctx, a->dev.pd, a->cq, &xrcd_b.xrcd);
+	fp_guard(err == EINVAL,
+		 "%s: an XRC SRQ in an XRC domain of rxe1 -> EINVAL (%s)",
+		 who, made_str(err));
+}
+
 /* XRC, thread and parent domains: what the device gave the parent. */
 static void domains(struct side *a, const char *who)
 {
@@ -662,6 +781,7 @@ static void domains(struct side *a, const char *who)
 		fp_skip("%s: the device has a domain verb the parent could "
 			"use; not covered in a child",
 			who);
+	xrc(a, who);
 }
 
 static void child_main(void *arg)
@@ -757,10 +877,17 @@ static bool parent_objects(void)
 	parent_pad = pad ? 0 : errno;
 	if (pad)
 		ibv_dealloc_pd(pad);
+	for (int ex = 0; ex < 2; ex++)
+		parent_xrc_send[ex] = xrc_send_qp(parent.p.a.ctx, parent.p.a.pd,
+						  parent.p.cq_a, ex);
+	fp_xrcd_stand_in(&xrcd_a, parent.p.a.ctx);
+	fp_xrcd_stand_in(&xrcd_b, parent.p.b.ctx);
 	gc_diag("parent on %s: ibv_open_xrcd %s, ibv_alloc_td %s, "
-		"ibv_alloc_parent_domain %s",
+		"ibv_alloc_parent_domain %s, an XRC send QP %s, with send "
+		"ops %s",
 		parent.p.a.name, strerror(parent_xrcd), strerror(parent_td),
-		strerror(parent_pad));
+		strerror(parent_pad), made_str(parent_xrc_send[0]),
+		made_str(parent_xrc_send[1]));
 	parent_srq = ibv_create_srq(parent.p.b.pd, &sattr);
 	parent_ah = gc_create_ah(&parent.p.a, &parent.p.b);
 	return parent_srq && parent_ah;

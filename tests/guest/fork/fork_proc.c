@@ -485,3 +485,10 @@ bool fp_child_own_rdma(const char *who)
 	fp_pair_close(&fp);
 	return ok;
 }
+
+void fp_xrcd_stand_in(struct fp_xrcd *x, struct ibv_context *ctx)
+{
+	memset(x, 0, sizeof(*x));
+	x->xrcd.context = ctx;
+	x->handle = UINT32_MAX;
+}

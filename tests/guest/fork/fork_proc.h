@@ -138,4 +138,20 @@ void fp_run_unharmed(enum fp_kind kind, void (*fn)(void *), struct fp_pair *fp,
 		     const struct fp_counts *before, uint8_t seed);
 bool fp_child_own_rdma(const char *who);
 
+/*
+ * A stand-in for an XRC domain of @ctx's, for a fork child to name as the
+ * parent's (or another device's): Soft-RoCE cannot open one.  The library
+ * refuses it for what it is not, a domain of the child's, without
+ * reading it.  Laid out as a provider's domain (verbs_xrcd), with a
+ * handle no kernel object has, as Debian's library hands it to its
+ * command layer.
+ */
+struct fp_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+void fp_xrcd_stand_in(struct fp_xrcd *x, struct ibv_context *ctx);
+
 #endif /* FORK_PROC_H */

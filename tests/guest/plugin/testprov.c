@@ -15,6 +15,9 @@
  * kernel's (ibv_cmd_alloc_pd()); its thread domains and parent domains
  * live in user space, as a hardware provider's may: they let the tests
  * see which context and which PD and TD a fork child's request reached.
+ * Its XRC domains are the kernel's (ibv_cmd_open_xrcd()), and so are the
+ * XRC target QPs it opens; Soft-RoCE's kernel driver has no XRC, so it
+ * refuses them, which still shows which context a request reached.
  *
  * The counters below are read by the tests with dlsym().
  */
@@ -72,6 +75,9 @@ void *testprov_pdom_pd_context;
 struct ibv_pd *testprov_pdom_made;
 struct ibv_context *testprov_cq_ctx;
 struct ibv_pd *testprov_cq_pdom;
+/* The context the last open_xrcd and open_qp were asked on. */
+struct ibv_context *testprov_xrcd_ctx;
+struct ibv_context *testprov_open_qp_ctx;
 
 /*
  * A PD, or a parent domain over one; and a TD.  As hardware providers do,
@@ -295,6 +301,67 @@ static struct ibv_cq_ex *tp_create_cq_ex(struct ibv_context *ctx,
 	return &cq->cq_ex;
 }
 
+/*
+ * XRC domains and opened XRC target QPs are the kernel's, as a hardware
+ * provider's are: a kernel without XRC for the device refuses them.
+ */
+static struct ibv_xrcd *tp_open_xrcd(struct ibv_context *ctx,
+				     struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd;
+	struct verbs_xrcd *x;
+
+	testprov_xrcd_ctx = ctx;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	if (ibv_cmd_open_xrcd(ctx, x, sizeof(*x), attr, &cmd, sizeof(cmd),
+			      &resp, sizeof(resp))) {
+		free(x);
+		return NULL;
+	}
+	return &x->xrcd;
+}
+
+static int tp_close_xrcd(struct ibv_xrcd *xrcd)
+{
+	struct verbs_xrcd *x = container_of(xrcd, struct verbs_xrcd, xrcd);
+	int err = ibv_cmd_close_xrcd(x);
+
+	if (!err)
+		free(x);
+	return err;
+}
+
+static struct ibv_qp *tp_open_qp(struct ibv_context *ctx,
+				 struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct verbs_qp *qp;
+
+	testprov_open_qp_ctx = ctx;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	if (ibv_cmd_open_qp(ctx, qp, sizeof(*qp), attr, &cmd, sizeof(cmd),
+			    &resp, sizeof(resp))) {
+		free(qp);
+		return NULL;
+	}
+	return &qp->qp;
+}
+
+static int tp_destroy_qp(struct ibv_qp *qp)
+{
+	int err = ibv_cmd_destroy_qp(qp);
+
+	if (!err)
+		free(container_of(qp, struct verbs_qp, qp));
+	return err;
+}
+
 static void tp_free_context(struct ibv_context *ibctx)
 {
 	struct tp_context *ctx =
@@ -324,6 +391,10 @@ static const struct verbs_context_ops tp_domain_ops = {
 	.dealloc_td = tp_dealloc_td,
 	.alloc_parent_domain = tp_alloc_parent_domain,
 	.create_cq_ex = tp_create_cq_ex,
+	.open_xrcd = tp_open_xrcd,
+	.close_xrcd = tp_close_xrcd,
+	.open_qp = tp_open_qp,
+	.destroy_qp = tp_destroy_qp,
 };
 
 static struct verbs_context *tp_alloc_context(struct ibv_device *dev,
