@@ -232,7 +232,7 @@ _client_wait_server() { # PID
 # (default 10) after its client failed is stopped with SIGTERM.
 client_pair() {
 	local want=$1 tag=$2 srv=() cli=() srv_pid srv_rc=0 cli_rc=0
-	local limit=${CLIENT_PAIR_TIMEOUT:-120} side verdict
+	local limit=${CLIENT_PAIR_TIMEOUT:-120} side verdict t0=$SECONDS
 	shift 2
 	while [[ $# -gt 0 && $1 != -- ]]; do
 		srv+=("$1")
@@ -267,6 +267,8 @@ client_pair() {
 		kill -TERM "$srv_pid" 2>/dev/null
 	fi
 	wait "$srv_pid" || srv_rc=$?
+	# Where a slow script's time went, should it reach its test's limit.
+	echo "# $tag pair: $((SECONDS - t0)) s, server and client"
 	echo "$srv_rc" >"$client_tmp/$tag.srv.rc"
 	echo "$cli_rc" >"$client_tmp/$tag.cli.rc"
 	for side in srv cli; do
